@@ -1,0 +1,30 @@
+# cardarena — the two commands of the README: `make demo` (the main job) and `make test`.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup proto test demo bench clean
+
+$(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+setup: $(BIN)/cardarena
+
+# Regenerate cardarena.v1 from proto/ (the install does it too).
+proto: setup
+	$(BIN)/python proto/generate.py
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+demo: setup
+	$(BIN)/cardarena demo
+
+bench: setup
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) proto/gen build *.egg-info

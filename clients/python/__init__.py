@@ -1,0 +1,1 @@
+"""cardarena's Python bot SDK (import ``cardarena.client``)."""

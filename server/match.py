@@ -1,0 +1,226 @@
+"""One match, step by step: the core that the in-process runner and the gRPC referee share.
+
+:class:`Match` owns a game, hands out :class:`Decision` s for the seats to act, applies the
+chosen indices, keeps the omniscient event log and the list of steps (the choices by index), and
+collects the events each seat has seen since its last decision. It knows nothing of clocks or
+networks: the referee adds deadlines, faults and transport around it.
+
+:func:`play_match` plays a whole match in-process with Python bots, for researchers and tests.
+A bot is any callable ``bot(decision) -> int`` (an index into ``decision.actions``) or an
+object with such a ``decide`` method. A bot that raises, or answers something that is not an
+index of a legal action, commits a *fault*: the game's default action is played for it and the
+fault is counted, exactly as the referee does for a remote bot (never a silent correction).
+
+Replays: the seed, the options and ``steps`` replay a match exactly (:func:`replay`).
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .games import Event, Game, Result, new_game
+
+
+class Decision:
+    """What one seat must decide now: its view, the legal actions, the events it saw since."""
+
+    __slots__ = ("match_id", "game_id", "seat", "decision_id", "view", "actions", "events",
+                 "time_left", "_game")
+
+    def __init__(self, match_id: str, game: Game, seat: int, decision_id: int, view: dict,
+                 actions: list, events: list[dict], time_left: float | None = None):
+        self.match_id = match_id
+        self.game_id = game.id
+        self.seat = seat
+        self.decision_id = decision_id
+        self.view = view
+        self.actions = actions
+        self.events = events
+        self.time_left = time_left
+        self._game = game
+
+    @property
+    def labels(self) -> list[str]:
+        """Each legal action in the players' words, in the same order as ``actions``."""
+        return [self._game.action_label(a) for a in self.actions]
+
+    @property
+    def actions_json(self) -> list[dict]:
+        """Each legal action in its typed wire form (as in the protocol)."""
+        return [self._game.action_json(a) for a in self.actions]
+
+    def __repr__(self) -> str:
+        return f"Decision(match={self.match_id!r}, seat={self.seat}, id={self.decision_id}, {len(self.actions)} actions)"
+
+
+Bot = Callable[[Decision], int]
+
+
+@dataclass
+class Fault:
+    """A seat's answer that could not be used; the default action was played instead."""
+
+    seat: int
+    step: int
+    kind: str  # "late", "out-of-range", "error", "malformed", ...
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "step": self.step, "kind": self.kind, "detail": self.detail}
+
+
+class Match:
+    """A game being played: decisions out, chosen indices in, every event logged."""
+
+    def __init__(self, game_id: str, players: int, seed: int,
+                 options: Mapping[str, Any] | None = None, match_id: str = ""):
+        self.game: Game = new_game(game_id, players, seed, options)
+        self.game_id = game_id
+        self.players = players
+        self.seed = seed
+        self.options = dict(self.game.options)
+        self.match_id = match_id
+        #: the omniscient log: (step number, event); step 0 is the setup.
+        self.log: list[tuple[int, Event]] = []
+        #: the choices, as ``{seat: index into legal_actions(seat)}``, one dict per step.
+        self.steps: list[dict[int, int]] = []
+        self.faults: list[Fault] = []
+        self._unseen: list[list[dict]] = [[] for _ in range(players)]
+        self._decision_counter = 0
+        self._record(self.game.opening_events())
+
+    def _record(self, events: Sequence[Event]) -> None:
+        step = len(self.steps)
+        unseen = self._unseen
+        for ev in events:
+            self.log.append((step, ev))
+            if ev.seats is None:
+                for box in unseen:
+                    box.append(ev.data)
+            else:
+                for s in ev.seats:
+                    unseen[s].append(ev.data)
+
+    def is_over(self) -> bool:
+        return self.game.is_over()
+
+    def result(self) -> Result:
+        return self.game.result()
+
+    def to_act(self) -> tuple[int, ...]:
+        return self.game.to_act()
+
+    def decision(self, seat: int, time_left: float | None = None) -> Decision:
+        """The decision for ``seat`` now; the seat's unseen events are handed over with it."""
+        self._decision_counter += 1
+        game = self.game
+        events, self._unseen[seat] = self._unseen[seat], []
+        return Decision(self.match_id, game, seat, self._decision_counter, game.view(seat),
+                        game.legal_actions(seat), events, time_left)
+
+    def take_events(self, seat: int) -> list[dict]:
+        """The events ``seat`` has not been handed yet (for the match end)."""
+        events, self._unseen[seat] = self._unseen[seat], []
+        return events
+
+    def default_index(self, seat: int) -> int:
+        game = self.game
+        return game.legal_actions(seat).index(game.default_action(seat))
+
+    def step(self, choices: Mapping[int, int]) -> list[Event]:
+        """Apply one index per seat to act; an index out of range raises ``IndexError``."""
+        game = self.game
+        actions = {}
+        for seat, index in choices.items():
+            legal = game.legal_actions(seat)
+            if not 0 <= index < len(legal):
+                raise IndexError(f"seat {seat}: choice {index} is not in 0…{len(legal) - 1}")
+            actions[seat] = legal[index]
+        events = game.apply(actions)
+        self.steps.append(dict(choices))
+        self._record(events)
+        return events
+
+
+def _decide(bot: Any, decision: Decision) -> int:
+    decide = getattr(bot, "decide", bot)
+    return decide(decision)
+
+
+@dataclass
+class MatchRecord:
+    """Everything a finished in-process match leaves: enough to replay and to rate it."""
+
+    game_id: str
+    players: int
+    seed: int
+    options: dict
+    result: Result
+    steps: list[dict[int, int]]
+    log: list[tuple[int, Event]]
+    faults: list[Fault] = field(default_factory=list)
+    decisions: int = 0
+
+
+def play_match(game_id: str, bots: Sequence[Any], seed: int = 0,
+               options: Mapping[str, Any] | None = None, match_id: str = "",
+               max_steps: int = 1_000_000) -> MatchRecord:
+    """Play one match in-process; ``bots[i]`` plays seat ``i``."""
+    match = Match(game_id, len(bots), seed, options, match_id)
+    decisions = 0
+    while not match.is_over():
+        if len(match.steps) >= max_steps:
+            raise RuntimeError(f"{game_id}: no end after {max_steps} steps")
+        choices = {}
+        for seat in match.to_act():
+            d = match.decision(seat)
+            decisions += 1
+            try:
+                index = _decide(bots[seat], d)
+            except Exception as exc:  # a bot's error is a fault in its own match
+                index = None
+                match.faults.append(Fault(seat, len(match.steps), "error", f"{type(exc).__name__}: {exc}"))
+            else:
+                if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(d.actions):
+                    match.faults.append(Fault(seat, len(match.steps), "out-of-range",
+                                              f"answered {index!r}, legal are 0…{len(d.actions) - 1}"))
+                    index = None
+            choices[seat] = match.default_index(seat) if index is None else index
+        match.step(choices)
+    return MatchRecord(game_id, match.players, seed, match.options, match.result(), match.steps,
+                       match.log, match.faults, decisions)
+
+
+def replay(game_id: str, players: int, seed: int, options: Mapping[str, Any] | None,
+           steps: Sequence[Mapping[int, int]]) -> Match:
+    """Replay recorded steps from the seed; returns the match in its final state."""
+    match = Match(game_id, players, seed, options)
+    for choices in steps:
+        match.step({int(s): int(i) for s, i in choices.items()})
+    return match
+
+
+class RandomBot:
+    """Chooses uniformly among the legal actions, from its own seeded generator."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def __call__(self, decision: Decision) -> int:
+        return self.rng.randrange(len(decision.actions))
+
+
+class StrategyBot:
+    """An in-process bot from a strategy ``choose(view, actions) -> index`` over the wire forms.
+
+    Strategies in :mod:`cardarena.client.strategies` take the view dict and the actions' JSON,
+    exactly what a remote bot receives, so the same code plays in-process and over gRPC.
+    """
+
+    def __init__(self, choose: Callable[[dict, list[dict]], int]):
+        self.choose = choose
+
+    def __call__(self, decision: Decision) -> int:
+        return self.choose(decision.view, decision.actions_json)
