@@ -1,0 +1,218 @@
+"""Run a bot against a cardarena referee.
+
+A bot is a function (or an object with a ``decide`` method) that maps a :class:`Decision` to
+the index of its choice in ``decision.actions``::
+
+    import random
+    from cardarena.client import run
+
+    def bot(decision):
+        return random.randrange(len(decision.actions))
+
+    run(bot)   # address and token from CARDARENA_ADDRESS and CARDARENA_TOKEN
+
+``run`` opens the one stream the protocol wants, says hello, answers decisions for every seat
+the bot holds in any number of concurrent matches, and reconnects after a lost connection
+(backing off, for up to ``retry_seconds``; the referee re-sends pending decisions). It returns
+when the referee ends the stream for good, and exits with a clear message on a wrong token.
+
+``decision.view`` and ``decision.actions`` are plain dicts: exactly the JSON of the game's view
+and action messages, the same shape the engines produce in-process, so a strategy written for
+one runs in the other. An ``async def`` bot is awaited; a plain function is called directly
+(use ``threads=N`` to run slow synchronous bots in a thread pool). Optional methods of a bot
+object: ``on_start(match_start)``, ``on_end(match_end)``, ``on_notice(notice)`` (protobuf
+messages).
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+
+from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+
+log = logging.getLogger("cardarena.client")
+CLIENT = "cardarena-python/0.1"
+
+
+def _plain(msg) -> dict:
+    return json_format.MessageToDict(msg, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+
+
+def _ints(value):
+    """Struct numbers arrive as floats; give whole numbers back as ints."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    return value
+
+
+def event_dict(ev: pb.Event) -> dict:
+    d = _ints(json_format.MessageToDict(ev.data))
+    d.setdefault("type", ev.type)
+    return d
+
+
+@dataclass
+class Decision:
+    """One decision for one of the bot's seats."""
+
+    match_id: str
+    seat: int
+    decision_id: int
+    game: str
+    time_left: float
+    bank_left: float
+    view: dict
+    actions: list[dict]
+    labels: list[str]
+    events: list[dict]
+    raw: pb.Decision = field(repr=False)
+
+    @classmethod
+    def from_message(cls, d: pb.Decision) -> "Decision":
+        view_field = d.WhichOneof("view")
+        view = _plain(getattr(d, view_field)) if view_field else {}
+        actions = []
+        for a in d.actions:
+            f = a.WhichOneof("action")
+            actions.append(_plain(getattr(a, f)) if f else {})
+        return cls(d.match_id, d.seat, d.decision_id, d.game, d.time_left, d.bank_left, view, actions,
+                   [a.label for a in d.actions], [event_dict(e) for e in d.events], d)
+
+
+class BotError(Exception):
+    """The bot cannot go on (wrong token, referee gone for longer than the retry window)."""
+
+
+def _metadata(token: str):
+    return (("authorization", f"Bearer {token}"),)
+
+
+def _channel(address: str, ca_file: str | None):
+    if ca_file:
+        creds = grpc.ssl_channel_credentials(root_certificates=open(ca_file, "rb").read())
+        return grpc.aio.secure_channel(address, creds)
+    return grpc.aio.insecure_channel(address)
+
+
+async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (),
+               retry_seconds: float = 30.0, threads: int = 0, ca_file: str | None = None) -> None:
+    """The async core of :func:`run`."""
+    decide = getattr(bot, "decide", bot)
+    is_async = inspect.iscoroutinefunction(decide)
+    pool = ThreadPoolExecutor(threads) if threads and not is_async else None
+    last_ok = time.monotonic()
+    backoff = 0.1
+    try:
+        while True:
+            outbox: asyncio.Queue = asyncio.Queue()
+            outbox.put_nowait(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
+
+            async def requests():
+                while True:
+                    item = await outbox.get()
+                    if item is None:
+                        return
+                    yield item
+
+            async def answer(d: pb.Decision) -> None:
+                dec = Decision.from_message(d)
+                try:
+                    if is_async:
+                        choice = await decide(dec)
+                    elif pool is not None:
+                        choice = await asyncio.get_running_loop().run_in_executor(pool, decide, dec)
+                    else:
+                        choice = decide(dec)
+                except Exception:
+                    log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
+                    return  # the referee's deadline will play the default action
+                outbox.put_nowait(pb.BotMessage(answer=pb.Answer(
+                    match_id=d.match_id, seat=d.seat, decision_id=d.decision_id, choice=int(choice))))
+
+            tasks: set[asyncio.Task] = set()
+            async with _channel(address, ca_file) as channel:
+                stub = referee_pb2_grpc.RefereeStub(channel)
+                call = stub.Play(requests(), metadata=_metadata(token))
+                try:
+                    async for msg in call:
+                        last_ok = time.monotonic()
+                        backoff = 0.1
+                        kind = msg.WhichOneof("kind")
+                        if kind == "decision":
+                            if is_async or pool is not None:
+                                t = asyncio.create_task(answer(msg.decision))
+                                tasks.add(t)
+                                t.add_done_callback(tasks.discard)
+                            else:
+                                await answer(msg.decision)
+                        elif kind == "match_start" and hasattr(bot, "on_start"):
+                            bot.on_start(msg.match_start)
+                        elif kind == "match_end" and hasattr(bot, "on_end"):
+                            bot.on_end(msg.match_end)
+                        elif kind == "notice":
+                            if hasattr(bot, "on_notice"):
+                                bot.on_notice(msg.notice)
+                            else:
+                                log.warning("notice: %s", msg.notice.message)
+                        elif kind == "welcome":
+                            log.info("connected as %s to cardarena %s", msg.welcome.bot, msg.welcome.server_version)
+                    return  # the referee closed the stream: done
+                except grpc.aio.AioRpcError as e:
+                    if e.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                        raise BotError(f"the referee refused the token: {e.details()}") from None
+                    if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
+                                        grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
+                        raise BotError(f"referee error {e.code().name}: {e.details()}") from None
+                    log.warning("connection lost (%s); reconnecting", e.code().name)
+                finally:
+                    outbox.put_nowait(None)
+                    for t in tasks:
+                        t.cancel()
+            if time.monotonic() - last_ok > retry_seconds:
+                raise BotError(f"no referee at {address} for {retry_seconds:g} s")
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def run(bot: Any, address: str | None = None, token: str | None = None, **kwargs) -> None:
+    """Play as ``bot`` until the referee closes the stream. Address and token default to
+    ``CARDARENA_ADDRESS`` and ``CARDARENA_TOKEN``; ``--address``/``--token`` on the command
+    line override both. Keyword arguments go to :func:`play`."""
+    argv = sys.argv[1:]
+    for flag in ("--address", "--token"):
+        if flag in argv and argv.index(flag) + 1 < len(argv):
+            value = argv[argv.index(flag) + 1]
+            if flag == "--address":
+                address = value
+            else:
+                token = value
+    address = address or os.environ.get("CARDARENA_ADDRESS", "127.0.0.1:50051")
+    token = token or os.environ.get("CARDARENA_TOKEN", "")
+    if not token:
+        sys.exit("cardarena bot: no token (set CARDARENA_TOKEN or pass --token)")
+    logging.basicConfig(level=os.environ.get("CARDARENA_LOG", "WARNING"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(play(bot, address, token, **kwargs))
+    except BotError as e:
+        sys.exit(f"cardarena bot: {e}")
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,259 @@
+"""The gRPC services: thin servicers that translate messages and delegate (STYLE.md 7).
+
+``start_server`` hosts, on one port: ``Referee`` (the bots' stream), ``Admin`` (the organizer's
+calls, guarded by the admin token), the standard ``grpc.health.v1.Health`` service and server
+reflection. Errors of the ledger and of the league become status codes in one place
+(:func:`_admin_call`).
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import hmac
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from cardarena.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
+
+from . import wire
+from .referee import VERSION, Link, Referee
+
+log = logging.getLogger("cardarena.service")
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str:
+    """The token of "authorization: Bearer <token>" in the call metadata ('' if none)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer "):].strip()
+    return ""
+
+
+class RefereeService(referee_pb2_grpc.RefereeServicer):
+    def __init__(self, referee: Referee):
+        self.referee = referee
+
+    async def Play(self, request_iterator, context) -> AsyncIterator[pb.RefereeMessage]:
+        bot = self.referee.authenticate(bearer_token(context))
+        if bot is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "unknown bot token: send 'authorization: Bearer <token>' (CARDARENA_TOKEN)")
+        link = Link(bot, context.peer())
+        reader = asyncio.create_task(self._read(request_iterator, link))
+        link.send(pb.RefereeMessage(welcome=pb.Welcome(bot=bot, server_version=VERSION)))
+        self.referee.attach(link)
+        try:
+            while True:
+                msg = await link.outbox.get()
+                if msg is None:
+                    break
+                yield msg
+        finally:
+            reader.cancel()
+            self.referee.detach(link)
+
+    async def _read(self, request_iterator, link: Link) -> None:
+        try:
+            async for msg in request_iterator:
+                kind = msg.WhichOneof("kind")
+                if kind == "answer":
+                    self.referee.on_answer(link, msg.answer)
+                elif kind == "hello":
+                    link.games = tuple(msg.hello.games)
+                else:
+                    link.send(pb.RefereeMessage(notice=pb.Notice(
+                        kind=pb.Notice.MALFORMED, message="a BotMessage must hold a hello or an answer")))
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        except Exception:  # a broken stream ends this link, nothing else
+            log.exception("reading the stream of bot %s", link.bot)
+        finally:
+            link.close()
+
+
+def _int_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise AdminError(grpc.StatusCode.INVALID_ARGUMENT, f"not a match or league id: {text!r}") from None
+
+
+class AdminError(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _admin_call(method):
+    """Check the admin token; turn known errors into status codes, in one place."""
+    @functools.wraps(method)
+    async def wrapper(self: "AdminService", request, context):
+        token = bearer_token(context)
+        if not self.admin_token or not hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin token required (CARDARENA_ADMIN_TOKEN)")
+        try:
+            return await method(self, request, context)
+        except AdminError as e:
+            await context.abort(e.code, str(e))
+        except (LookupError, ValueError) as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+    return wrapper
+
+
+def _admin_stream(method):
+    @functools.wraps(method)
+    async def wrapper(self: "AdminService", request, context):
+        token = bearer_token(context)
+        if not self.admin_token or not hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin token required (CARDARENA_ADMIN_TOKEN)")
+        async for item in method(self, request, context):
+            yield item
+    return wrapper
+
+
+def rating_rows(rows) -> list[admin_pb2.RatingRow]:
+    return [admin_pb2.RatingRow(rank=r.rank, bot=r.bot, game=r.game, mu=r.mu, sigma=r.sigma,
+                                conservative=r.conservative, matches=r.matches, wins=r.wins,
+                                mean_place=r.mean_place) for r in rows]
+
+
+class AdminService(admin_pb2_grpc.AdminServicer):
+    def __init__(self, referee: Referee, ledger, admin_token: str):
+        self.referee = referee
+        self.ledger = ledger
+        self.admin_token = admin_token
+
+    async def _in_thread(self, fn, *args, **kwargs):
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    @_admin_call
+    async def AddBot(self, request, context):
+        from cardarena.ratings import LedgerError
+        try:
+            bot, token = await self._in_thread(self.ledger.add_bot, request.name)
+        except LedgerError as e:
+            raise AdminError(grpc.StatusCode.ALREADY_EXISTS, str(e)) from None
+        return admin_pb2.AddBotReply(name=bot.name, token=token)
+
+    @_admin_call
+    async def ListBots(self, request, context):
+        bots = await self._in_thread(self.ledger.bots)
+        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotSummary(
+            name=b.name, created=b.created_at.isoformat(), connected=self.referee.is_connected(b.name)) for b in bots])
+
+    @_admin_call
+    async def Ratings(self, request, context):
+        rows = await self._in_thread(self.ledger.ratings, request.game or None)
+        return admin_pb2.RatingsReply(rows=rating_rows(rows))
+
+    @_admin_call
+    async def ListMatches(self, request, context):
+        rows = await self._in_thread(self.ledger.matches, league_id=_int_id(request.league_id) if request.league_id else None,
+                                     game=request.game or None, limit=request.limit or 50)
+        return admin_pb2.ListMatchesReply(matches=[match_summary(m) for m in rows])
+
+    @_admin_call
+    async def GetMatch(self, request, context):
+        from cardarena.ratings import LedgerError
+        try:
+            m = await self._in_thread(self.ledger.match, _int_id(request.match_id))
+        except LedgerError as e:
+            raise AdminError(grpc.StatusCode.NOT_FOUND, str(e)) from None
+        detail = admin_pb2.MatchDetail(match=match_summary(m), seed=m.seed, options=wire.struct(m.options))
+        for ev in m.events:
+            le = detail.events.add(step=ev["step"], public=ev["seats"] is None, seats=ev["seats"] or [])
+            le.data.update(ev["data"])
+        return detail
+
+    @_admin_stream
+    async def RunLeague(self, request, context):
+        from .league import LeagueSpec, run_league
+        spec = LeagueSpec(
+            game=request.game, bots=list(request.bots) + list(request.local_bots),
+            seats=request.seats or 0, rounds=request.rounds or 1, seed=request.seed,
+            concurrency=request.concurrency or 4, move_seconds=request.move_seconds or None,
+            options=wire.to_dict(request.options) if request.HasField("options") else {},
+            start_timeout=request.start_timeout or 30.0)
+        tokens = [admin_pb2.SessionToken(bot=b, token=self.referee.mint_session_token(b)) for b in request.local_bots]
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def progress(league_id, done, total, match_id):
+            queue.put_nowait(admin_pb2.LeagueProgress(league_id=str(league_id), done=done, total=total,
+                                                     last_match_id=str(match_id or "")))
+
+        async def run():
+            try:
+                league_id = await run_league(self.referee, self.ledger, spec, progress=progress)
+                rows = await self._in_thread(self.ledger.ratings, spec.game)
+                queue.put_nowait(admin_pb2.LeagueProgress(league_id=str(league_id), ratings=rating_rows(rows)))
+            except Exception as e:  # reported to the caller, the server goes on
+                queue.put_nowait(admin_pb2.LeagueProgress(error=str(e)))
+            queue.put_nowait(None)
+
+        yield admin_pb2.LeagueProgress(session_tokens=tokens)
+        task = asyncio.create_task(run())
+        try:
+            while (item := await queue.get()) is not None:
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+
+
+def match_summary(m) -> admin_pb2.MatchSummary:
+    faults = getattr(m, "faults", None) or [0] * len(m.bots)
+    forfeited = getattr(m, "forfeited", None) or [False] * len(m.bots)
+    return admin_pb2.MatchSummary(
+        match_id=str(m.id), game=m.game, league_id=str(m.league_id or ""), status=m.status,
+        seats=[admin_pb2.SeatSummary(seat=s, bot=b, score=m.scores[s] or 0.0, place=m.places[s] or 0,
+                                     faults=faults[s] or 0, forfeited=bool(forfeited[s]))
+               for s, b in enumerate(m.bots)])
+
+
+@dataclass
+class Hosted:
+    server: grpc.aio.Server
+    port: int
+    referee: Referee
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=None,
+                       admin_token: str = "", tls: tuple[bytes, bytes] | None = None) -> Hosted:
+    """Start the referee (and, with a ledger, the admin service) on ``address``; port 0 picks one."""
+    server = grpc.aio.server(options=[
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.so_reuseport", 0),
+    ])
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(referee), server)
+    names = [pb.DESCRIPTOR.services_by_name["Referee"].full_name]
+    if ledger is not None:
+        admin_pb2_grpc.add_AdminServicer_to_server(AdminService(referee, ledger, admin_token), server)
+        names.append(admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
+    reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+    if tls is not None:
+        creds = grpc.ssl_server_credentials([(tls[1], tls[0])])  # (key, cert)
+        port = server.add_secure_port(address, creds)
+    else:
+        port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    for name in names:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    return Hosted(server, port, referee)

@@ -1,0 +1,68 @@
+"""Translation between the engines' plain-JSON forms and the protobuf messages of proto/.
+
+The engines produce views, actions and events as plain dicts (base.py); each game's typed view
+and action messages have exactly those fields (checked by the conformance suite), so the
+translation is generic: the dict is parsed into the message of the game's oneof field.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from google.protobuf import json_format
+from google.protobuf.struct_pb2 import Struct
+
+from cardarena.v1 import referee_pb2 as pb
+
+from .games import Game, Result
+
+
+@lru_cache(maxsize=None)
+def oneof_field(game_id: str) -> str:
+    """The field of the game in the Decision.view and Action.action oneofs: "sixth-card" → "sixth_card"."""
+    name = game_id.replace("-", "_")
+    if name not in pb.Decision.DESCRIPTOR.fields_by_name:
+        raise LookupError(f"the protocol has no view for game {game_id!r}")
+    return name
+
+
+def struct(data: dict) -> Struct:
+    s = Struct()
+    s.update(data)
+    return s
+
+
+def event_message(game: Game, data: dict) -> pb.Event:
+    ev = pb.Event(type=str(data.get("type", "")), text=game.event_text(data))
+    ev.data.update(data)
+    return ev
+
+
+def decision_message(game: Game, match_id: str, seat: int, decision_id: int, view: dict,
+                     actions: list, events: list[dict], time_left: float, bank_left: float) -> pb.RefereeMessage:
+    field = oneof_field(game.id)
+    d = pb.Decision(match_id=match_id, seat=seat, decision_id=decision_id, game=game.id,
+                    time_left=time_left, bank_left=bank_left)
+    json_format.ParseDict(view, getattr(d, field))
+    for data in events:
+        d.events.append(event_message(game, data))
+    for action in actions:
+        a = d.actions.add(label=game.action_label(action))
+        json_format.ParseDict(game.action_json(action), getattr(a, field))
+    return pb.RefereeMessage(decision=d)
+
+
+def seat_results(result: Result | None, bots: list[str], faults: list[int], forfeited: list[bool]) -> list[pb.SeatResult]:
+    out = []
+    for seat, bot in enumerate(bots):
+        r = pb.SeatResult(seat=seat, bot=bot, faults=faults[seat], forfeited=forfeited[seat])
+        if result is not None:
+            r.score = float(result.scores[seat])
+            r.place = int(result.places[seat])
+        out.append(r)
+    return out
+
+
+def to_dict(message) -> dict:
+    """A message as the engines' plain JSON (field names as in the .proto, defaults included)."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
