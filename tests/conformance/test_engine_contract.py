@@ -8,6 +8,7 @@ results rank every seat; everything a bot is sent is plain JSON.
 """
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -21,13 +22,13 @@ IDS = [f"{g}-{n}p" for g, n in CASES]
 
 
 def random_playout(game_id: str, players: int, seed: int, sample_every: int = 0):
-    """Play a random match step by step; yield (match) at sampled states before each step."""
+    """Play a random match step by step; yield a copy of the match at sampled states."""
     rng = random.Random(seed * 7919 + players)
     match = Match(game_id, players, seed)
     steps = 0
     while not match.is_over():
         if sample_every and steps % sample_every == 0:
-            yield match
+            yield copy.deepcopy(match)
         choices = {s: rng.randrange(len(match.game.legal_actions(s))) for s in match.to_act()}
         match.step(choices)
         steps += 1
