@@ -201,10 +201,10 @@ def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
         stub, md = admin_stub(server)
         reply = rpc(stub.ListBots, admin_pb2.ListBotsRequest(), metadata=md)
         for b in reply.bots:
-            out.print(f"{b.name}\t{b.created}\t{'connected' if b.connected else ''}")
+            print(f"{b.name}\t{b.created}\t{'connected' if b.connected else ''}")
         return
     for b in open_ledger(db).bots():
-        out.print(f"{b.name}\t{b.created_at.isoformat(timespec='seconds')}")
+        print(f"{b.name}\t{b.created_at.isoformat(timespec='seconds')}")
 
 
 # ----------------------------------------------------------------------------- ratings
@@ -430,7 +430,7 @@ def league_list(db: DbOpt = "cardarena.db"):
     """List the leagues with their progress."""
     for lg in open_ledger(db).leagues():
         done = lg.counts.get("finished", 0)
-        out.print(f"{lg.id}\t{lg.game}\t{done}/{lg.total} finished\t{lg.created_at.isoformat(timespec='seconds')}")
+        print(f"{lg.id}\t{lg.game}\t{done}/{lg.total} finished\t{lg.created_at.isoformat(timespec='seconds')}")
 
 
 # ----------------------------------------------------------------------------- matches
@@ -441,7 +441,7 @@ def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
     """The latest matches: id, game, status, bots with places."""
     for m in open_ledger(db).matches(league_id=league, game=game, limit=limit):
         seats = "  ".join(f"{b}" + (f" #{p}" if p else "") for b, p in zip(m.bots, m.places))
-        out.print(f"{m.id}\t{m.game}\t{m.status}\t{seats}")
+        print(f"{m.id}\t{m.game}\t{m.status}\t{seats}")
 
 
 def _load_match(db: str, match_id: int):
@@ -594,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as e:
         err.print(f"cardarena: {e}", markup=False)
         return_code = 1
-    except (click_exc.Abort, typer.Abort):
+    except typer.Abort:
         err.print("cardarena: interrupted", markup=False)
         return_code = 130
     except KeyboardInterrupt:
