@@ -1,0 +1,254 @@
+"""The ledger's tables (SQLModel) and the plain records the :class:`~cardarena.ratings.Ledger` returns.
+
+Facts are appended and never rewritten once a match is finished: bots, leagues, matches, their
+seats and their event logs. Ratings are derived from the facts (:mod:`cardarena.ratings.rating`)
+and can be rebuilt from them at any time (``Ledger.recompute``).
+
+==================  ===========================================================================
+table               one row per
+==================  ===========================================================================
+``bot``             registered bot: a unique name and the SHA-256 hash of its token
+``league``          league: game, game options, settings (bots, table size, rounds, …)
+``match``           match, scheduled before it is played: game, seed, options, schedule
+                    position (round, index, duplicate set), status
+``seat``            seat of a match: its bot, and once finished its score, place, faults, forfeit
+``match_log``       finished match: the event log and the steps, zlib-compressed JSON; its
+                    ``seq`` is the order in which matches were recorded (the rating order)
+``rating``          bot and game: TrueSkill μ and σ, and running counts (matches, wins, places)
+``rating_history``  seat of a finished match: the bot's μ, σ before and after it
+==================  ===========================================================================
+
+A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
+``finished`` (recorded, rated) or ``failed`` (no result, no rating change).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
+STATUSES = (SCHEDULED, RUNNING, FINISHED, FAILED)
+
+
+def utcnow() -> datetime:
+    """Now, in UTC (every time in the ledger is an aware UTC datetime)."""
+    return datetime.now(timezone.utc)
+
+
+# --------------------------------------------------------------------------------- tables
+
+
+class Bot(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    token_hash: str = Field(unique=True, index=True)  # hex SHA-256 of the token; never the token
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class League(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game: str = Field(index=True)
+    options: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Match(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("league_id", "round", "index"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int | None = Field(default=None, foreign_key="league.id", index=True)
+    game: str = Field(index=True)
+    seed: int = Field(sa_type=BigInteger)
+    options: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    round: int | None = None       # schedule position in a league; None for an ad-hoc match
+    index: int | None = None
+    duplicate_set: int | None = None  # matches of one set replay the same deal, seats rotated
+    status: str = Field(default=SCHEDULED, index=True)
+    fail_reason: str | None = None
+    duration_s: float | None = None
+    result_details: dict | None = Field(default=None, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+    claimed_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class Seat(SQLModel, table=True):
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    score: float | None = None
+    place: int | None = None
+    faults: int | None = None
+    forfeited: bool | None = None
+
+
+class MatchLog(SQLModel, table=True):
+    __tablename__ = "match_log"
+
+    seq: int | None = Field(default=None, primary_key=True)  # recording order
+    match_id: int = Field(foreign_key="match.id", unique=True)
+    events: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    steps: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class Rating(SQLModel, table=True):
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    game: str = Field(primary_key=True)
+    mu: float
+    sigma: float
+    matches: int = 0    # rated matches
+    wins: int = 0       # rated matches with place 1 (a shared first place counts)
+    place_sum: int = 0  # sum of the places of the rated matches (mean place = place_sum / matches)
+
+
+class RatingHistory(SQLModel, table=True):
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)  # a match is never counted twice
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True)
+    seat: int
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    game: str
+    rated: bool          # False for a self-play seat (its bot holds several seats of the match)
+    mu_before: float
+    sigma_before: float
+    mu: float
+    sigma: float
+
+
+# --------------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """One scheduled match of a league: its place in the schedule, its seed, its bots by seat."""
+
+    round: int
+    index: int
+    seed: int
+    bots: list[str]
+    duplicate_set: int | None = None
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    id: int
+    name: str
+    created_at: datetime
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "name": self.name, "created_at": self.created_at.isoformat()}
+
+
+@dataclass(frozen=True)
+class LeagueInfo:
+    id: int
+    game: str
+    options: dict
+    settings: dict
+    created_at: datetime
+    counts: dict[str, int]  # matches by status, every status present
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def done(self) -> bool:
+        """No match is left to play (every match finished or failed)."""
+        return self.counts[SCHEDULED] == 0 and self.counts[RUNNING] == 0
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "game": self.game, "options": self.options, "settings": self.settings,
+                "created_at": self.created_at.isoformat(), "counts": dict(self.counts), "total": self.total}
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """A match as listed: who sits where and, once finished, the scores and places."""
+
+    id: int
+    game: str
+    seed: int
+    options: dict
+    status: str
+    bots: list[str]
+    scores: list[float | None]
+    places: list[int | None]
+    league_id: int | None = None
+    round: int | None = None
+    index: int | None = None
+    duplicate_set: int | None = None
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+    fail_reason: str | None = None
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        for k in ("created_at", "finished_at"):
+            d[k] = d[k].isoformat() if d[k] else None
+        return d
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one seat's match did to its bot's rating in the match's game."""
+
+    seat: int
+    bot: str
+    game: str
+    rated: bool
+    mu_before: float
+    sigma_before: float
+    mu: float
+    sigma: float
+
+    @property
+    def delta_mu(self) -> float:
+        return self.mu - self.mu_before
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MatchDetail(MatchInfo):
+    """Everything the ledger holds of one match: results, faults, the steps and the full log."""
+
+    faults: list[int | None] = field(default_factory=list)
+    forfeited: list[bool | None] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
+    result_details: dict = field(default_factory=dict)
+    duration_s: float | None = None
+    claimed_at: datetime | None = None
+    rating_changes: list[RatingChange] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        d = super().to_json()
+        d["claimed_at"] = self.claimed_at.isoformat() if self.claimed_at else None
+        return d
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One line of a rating table."""
+
+    rank: int
+    bot: str
+    game: str
+    mu: float
+    sigma: float
+    conservative: float  # μ − 3σ, the number the table is sorted by
+    matches: int
+    wins: int
+    mean_place: float  # over the rated matches
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,488 @@
+"""The ledger (cardarena.ratings.ledger), on an in-memory database and on a real SQLite file.
+
+Every test that takes the ``led`` fixture runs twice: ``:memory:`` and a file in a temporary
+folder (WAL, several connections), as the referee and the CLI use them.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import sqlite3
+import threading
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from cardarena.ratings import FINISHED, RUNNING, SCHEDULED, Ledger, LedgerError, MatchPlan
+from cardarena.ratings import ledger as ledger_module
+from cardarena.ratings import rating as rules
+
+GAME = "sixth-card"
+
+
+@pytest.fixture(params=["memory", "file"])
+def led(request, tmp_path):
+    ledger = Ledger(":memory:" if request.param == "memory" else str(tmp_path / "ledger.db"))
+    yield ledger
+    ledger.close()
+
+
+@pytest.fixture
+def file_path(tmp_path):
+    return str(tmp_path / "ledger.db")
+
+
+def add_bots(led: Ledger, *names: str) -> dict[str, str]:
+    return {name: led.add_bot(name)[1] for name in names}
+
+
+def record(led: Ledger, match_id: int, places, *, scores=None, faults=None, forfeited=None,
+           steps=None, events=None, **kw):
+    """record_match with plausible defaults: score = -place, no faults, a two-event log."""
+    n = len(places)
+    return led.record_match(
+        match_id, places=list(places), scores=scores if scores is not None else [-p for p in places],
+        faults=faults or [0] * n, forfeited=forfeited or [False] * n,
+        steps=steps if steps is not None else [{s: 0 for s in range(n)}],
+        events=events if events is not None else [{"step": 0, "seats": None, "data": {"type": "deal"}},
+                                                  {"step": 1, "seats": [0], "data": {"type": "play", "card": "Q♠"}}],
+        **kw)
+
+
+def play(led: Ledger, bots, places, game=GAME, seed=1, **kw):
+    match_id = led.create_match(game, seed, {}, list(bots))
+    return match_id, record(led, match_id, places, **kw)
+
+
+def snapshot(led: Ledger):
+    """Every stored rating and history row, floats exact."""
+    with led.engine.connect() as c:
+        ratings = c.execute(text("SELECT bot_id, game, mu, sigma, matches, wins, place_sum FROM rating "
+                                 "ORDER BY bot_id, game")).all()
+        history = c.execute(text("SELECT match_id, seat, bot_id, game, rated, mu_before, sigma_before, mu, sigma "
+                                 "FROM rating_history ORDER BY match_id, seat")).all()
+    return ratings, history
+
+
+# ----------------------------------------------------------------------------- bots
+
+
+def test_bots_are_added_and_found_by_name_and_by_token(led):
+    bot, token = led.add_bot("alice")
+    led.add_bot("bob")
+    assert bot.name == "alice" and bot.id
+    assert len(token) >= 43  # token_urlsafe(32): 256 random bits
+    assert led.bot_by_token(token) == bot
+    assert led.bot("alice") == bot
+    assert [b.name for b in led.bots()] == ["alice", "bob"]
+    assert led.bot_by_token(token + "x") is None
+    assert led.bot_by_token("") is None
+    with pytest.raises(LedgerError, match="no bot named 'carol'"):
+        led.bot("carol")
+
+
+def test_only_the_hash_of_a_token_is_stored(file_path):
+    led = Ledger(file_path)
+    _, token = led.add_bot("alice")
+    with led.engine.connect() as c:
+        stored = c.execute(text("SELECT token_hash FROM bot WHERE name = 'alice'")).scalar()
+    assert stored == hashlib.sha256(token.encode()).hexdigest()
+    led.close()
+    raw = b"".join(open(file_path + suffix, "rb").read() for suffix in ("", "-wal")
+                   if os.path.exists(file_path + suffix))
+    assert b"alice" in raw  # the bytes were really searched
+    assert token.encode() not in raw
+
+
+def test_rotated_token_replaces_the_old_one(led):
+    bot, old = led.add_bot("alice")
+    new = led.rotate_token("alice")
+    assert led.bot_by_token(old) is None
+    assert led.bot_by_token(new) == bot
+
+
+def test_a_duplicate_bot_name_is_refused(led):
+    led.add_bot("alice")
+    with pytest.raises(LedgerError) as e:
+        led.add_bot("alice")
+    assert str(e.value) == "a bot named 'alice' exists"
+    assert len(led.bots()) == 1
+
+
+@pytest.mark.parametrize("name", ["", " alice", "a b", "-x", "x" * 65, "a/b"])
+def test_a_bad_bot_name_is_refused(led, name):
+    with pytest.raises(LedgerError, match="not a bot name"):
+        led.add_bot(name)
+
+
+# ----------------------------------------------------------------------------- leagues
+
+
+def test_a_league_is_written_with_all_its_matches_before_play(led):
+    add_bots(led, "a", "b", "c")
+    plans = [MatchPlan(r, i, 1000 * r + i, bots, duplicate_set=r)
+             for r in range(3) for i, bots in enumerate([["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]])]
+    random.Random(1).shuffle(plans)
+    league_id = led.create_league(GAME, {"decks": 1}, {"rounds": 3}, plans)
+
+    info = led.league(league_id)
+    assert info.game == GAME and info.options == {"decks": 1} and info.settings == {"rounds": 3}
+    assert info.counts == {"scheduled": 9, "running": 0, "finished": 0, "failed": 0}
+    assert info.total == 9 and not info.done
+    matches = led.league_matches(league_id)
+    assert [(m.round, m.index) for m in matches] == [(r, i) for r in range(3) for i in range(3)]
+    assert all(m.status == SCHEDULED and m.league_id == league_id for m in matches)
+    by_key = {(p.round, p.index): p for p in plans}
+    for m in matches:
+        plan = by_key[m.round, m.index]
+        assert (m.bots, m.seed, m.duplicate_set, m.options) == (plan.bots, plan.seed, plan.duplicate_set, {"decks": 1})
+    assert [lg.id for lg in led.leagues()] == [league_id]
+
+
+def test_a_league_with_an_unknown_bot_writes_nothing(led):
+    add_bots(led, "a", "b")
+    with pytest.raises(LedgerError, match="no bot named 'zed'"):
+        led.create_league(GAME, {}, {}, [MatchPlan(0, 0, 1, ["a", "b"]), MatchPlan(0, 1, 2, ["a", "zed"])])
+    assert led.leagues() == [] and led.matches() == []
+
+
+def test_a_league_resumes_from_the_file(file_path):
+    led = Ledger(file_path)
+    add_bots(led, "a", "b")
+    league_id = led.create_league(GAME, {}, {}, [MatchPlan(0, i, i, ["a", "b"]) for i in range(4)])
+    first, second = led.league_matches(league_id)[:2]
+    assert led.claim_match(first.id)
+    record(led, first.id, [1, 2])
+    assert led.claim_match(second.id)  # then the process is killed
+    led.close()
+
+    again = Ledger(file_path)
+    assert again.league(league_id).counts == {"scheduled": 2, "running": 1, "finished": 1, "failed": 0}
+    assert again.reset_stale(league_id) == 1
+    todo = again.league_matches(league_id, status="scheduled")
+    assert [m.index for m in todo] == [1, 2, 3]
+    again.close()
+
+
+def test_claim_match_succeeds_only_once(led):
+    add_bots(led, "a", "b")
+    match_id = led.create_match(GAME, 7, {}, ["a", "b"])
+    assert led.claim_match(match_id) is True
+    assert led.claim_match(match_id) is False
+    assert led.match(match_id).status == RUNNING
+    assert led.reset_stale(older_than_s=3600) == 0  # claimed just now: not stale
+    assert led.reset_stale() == 1
+    assert led.claim_match(match_id) is True
+    record(led, match_id, [1, 2])
+    assert led.claim_match(match_id) is False
+    assert led.claim_match(12345) is False
+
+
+def test_several_processes_claim_each_match_of_a_league_once(file_path):
+    setup = Ledger(file_path)
+    add_bots(setup, "a", "b", "c")
+    league_id = setup.create_league(GAME, {}, {}, [MatchPlan(0, i, i, ["a", "b", "c"]) for i in range(60)])
+    claimed: list[int] = []
+    lock = threading.Lock()
+
+    def worker():
+        led = Ledger(file_path)  # its own engine and connections, as another process has
+        while (m := led.claim_next(league_id)) is not None:
+            record(led, m.id, [1, 2, 3])
+            with lock:
+                claimed.append(m.id)
+        led.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(claimed) == sorted(m.id for m in setup.league_matches(league_id))
+    assert setup.league(league_id).counts["finished"] == 60
+    assert setup.check() == []
+    setup.close()
+
+
+# ----------------------------------------------------------------------------- recording
+
+
+def test_record_match_stores_the_whole_match(led):
+    add_bots(led, "a", "b", "c")
+    match_id = led.create_match(GAME, 2 ** 62, {"decks": 2}, ["c", "a", "b"])
+    steps = [{0: 3, 1: 0, 2: 5}, {1: 2}]
+    events = [{"step": 0, "seats": None, "data": {"type": "deal", "cards": 10}},
+              {"step": 0, "seats": [2], "data": {"type": "hand", "cards": ["Q♠", "10♦", "Jo"]}},
+              {"step": 2, "seats": None, "data": {"type": "end"}}]
+    changes = record(led, match_id, [2, 1, 3], scores=[10, 4.5, 30], faults=[0, 2, 0],
+                     forfeited=[False, False, True], steps=steps, events=events,
+                     result_details={"rounds": 3}, duration_s=1.25)
+    detail = led.match(match_id)
+    assert detail.status == FINISHED and detail.finished_at is not None
+    assert detail.bots == ["c", "a", "b"] and detail.seed == 2 ** 62 and detail.options == {"decks": 2}
+    assert detail.scores == [10.0, 4.5, 30.0] and detail.places == [2, 1, 3]
+    assert detail.faults == [0, 2, 0] and detail.forfeited == [False, False, True]
+    assert detail.steps == steps  # integer seat keys survive, for replay
+    assert detail.events == events
+    assert detail.result_details == {"rounds": 3} and detail.duration_s == 1.25
+    assert [c.bot for c in changes] == ["c", "a", "b"] and all(c.rated for c in changes)
+    assert detail.rating_changes == changes
+    assert changes[1].mu > changes[1].mu_before and changes[2].mu < changes[2].mu_before
+    listed = led.matches(game=GAME)
+    assert [m.id for m in listed] == [match_id] and listed[0].places == [2, 1, 3]
+    assert led.matches(bot="a")[0].id == match_id and led.matches(game="scout") == []
+
+
+def test_record_match_is_one_transaction_with_the_rating_update(led, monkeypatch):
+    """The event log is written after the ratings in the same transaction: if it fails, the
+    ratings, the history, the seats and the status are as before."""
+    add_bots(led, "a", "b")
+    play(led, ["a", "b"], [1, 2])
+    before = snapshot(led)
+    match_id = led.create_match(GAME, 2, {}, ["a", "b"])
+    assert led.claim_match(match_id)
+    failing = text("INSERT INTO match_log (match_id, events, steps) VALUES (:match_id, NULL, :steps)")
+    monkeypatch.setattr(ledger_module, "_LOG_INSERT", failing)
+    with pytest.raises(IntegrityError):
+        record(led, match_id, [1, 2])
+    assert snapshot(led) == before
+    detail = led.match(match_id)
+    assert detail.status == RUNNING and detail.places == [None, None] and detail.events == []
+    monkeypatch.undo()
+    record(led, match_id, [1, 2])
+    assert snapshot(led) != before
+    assert led.check() == []
+
+
+def test_recording_a_match_twice_is_refused(led):
+    add_bots(led, "a", "b")
+    match_id, _ = play(led, ["a", "b"], [1, 2])
+    before = snapshot(led)
+    with pytest.raises(LedgerError, match=f"match {match_id} is finished"):
+        record(led, match_id, [2, 1])
+    with pytest.raises(LedgerError, match="is finished"):
+        led.fail_match(match_id, "late")
+    assert snapshot(led) == before
+    assert led.ratings()[0].matches == 1
+    with pytest.raises(LedgerError, match="no match 999"):
+        record(led, 999, [1, 2])
+
+
+def test_a_failed_match_changes_no_rating_and_cannot_be_recorded(led):
+    add_bots(led, "a", "b")
+    match_id = led.create_match(GAME, 1, {}, ["a", "b"])
+    led.claim_match(match_id)
+    led.fail_match(match_id, "the referee stopped")
+    detail = led.match(match_id)
+    assert detail.status == "failed" and detail.fail_reason == "the referee stopped"
+    with pytest.raises(LedgerError, match="is failed"):
+        record(led, match_id, [1, 2])
+    assert led.ratings() == [] and snapshot(led) == ([], [])
+    assert led.check() == []
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"places": [1, 2, 3]}, "one of each per seat"),
+    ({"places": [0, 1]}, "places must be integers"),
+    ({"places": [1, 2], "steps": [[1, 2]]}, "each step must be a dict"),
+    ({"places": [1, 2], "events": [{"step": 0, "data": object()}]}, "not JSON"),
+])
+def test_a_malformed_result_is_refused_before_writing(led, kw, message):
+    add_bots(led, "a", "b")
+    match_id = led.create_match(GAME, 1, {}, ["a", "b"])
+    places = kw["places"]
+    n = 2
+    with pytest.raises(LedgerError, match=message):
+        led.record_match(match_id, places=places, scores=[0] * n, faults=[0] * n, forfeited=[False] * n,
+                         steps=kw.get("steps", []), events=kw.get("events", []))
+    assert led.match(match_id).status == SCHEDULED
+
+
+# ----------------------------------------------------------------------------- rating rules in the ledger
+
+
+def test_tied_seats_that_started_equal_keep_equal_ratings(led):
+    add_bots(led, "a", "b", "c", "d")
+    play(led, ["c", "d"], [1, 2])  # c and d no longer start at the default
+    _, changes = play(led, ["a", "c", "b", "d"], [2, 1, 2, 3])
+    a, c, b, d = changes
+    assert (a.mu_before, a.sigma_before) == (b.mu_before, b.sigma_before)
+    assert (a.mu, a.sigma) == (b.mu, b.sigma)
+    assert c.mu > c.mu_before and d.mu < d.mu_before
+    rows = {r.bot: r for r in led.ratings()}
+    assert rows["a"].mu == rows["b"].mu and rows["a"].wins == rows["b"].wins == 0
+
+
+def test_a_shared_first_place_is_a_draw_and_a_win_for_both(led):
+    add_bots(led, "a", "b")
+    _, (a, b) = play(led, ["a", "b"], [1, 1])
+    assert a.mu == b.mu and abs(a.mu - 25.0) < 1e-9 and a.sigma < a.sigma_before
+    rows = {r.bot: r for r in led.ratings()}
+    assert rows["a"].wins == rows["b"].wins == 1 and rows["a"].mean_place == 1.0
+
+
+def test_self_play_is_recorded_but_not_rated(led):
+    add_bots(led, "a", "b", "c")
+    match_id, changes = play(led, ["a", "a", "b"], [1, 2, 3])
+    assert [c.rated for c in changes] == [False, False, False]  # b alone has no one to be rated against
+    assert all((c.mu, c.sigma) == (c.mu_before, c.sigma_before) == rules.initial(GAME) for c in changes)
+    assert led.ratings() == []
+    assert led.match(match_id).status == FINISHED and led.match(match_id).events
+
+    _, changes = play(led, ["a", "b", "a", "c"], [1, 3, 2, 4])
+    assert [c.rated for c in changes] == [False, True, False, True]
+    rows = {r.bot: r for r in led.ratings()}
+    assert set(rows) == {"b", "c"} and rows["b"].mu > rows["c"].mu
+    assert rows["b"].mean_place == 3.0 and rows["b"].matches == 1
+    assert led.check() == []
+
+
+def test_forfeited_seats_are_rated_by_their_given_place(led):
+    add_bots(led, "a", "b", "c")
+    _, changes = play(led, ["a", "b", "c"], [3, 1, 2], forfeited=[True, False, False], faults=[3, 0, 0])
+    assert changes[0].mu < changes[2].mu < changes[1].mu
+
+
+def test_ratings_are_per_game_ranked_by_conservative_rating(led):
+    add_bots(led, "a", "b", "c")
+    for _ in range(3):
+        play(led, ["a", "b", "c"], [1, 2, 3])
+    play(led, ["a", "b"], [2, 1], game="scout")
+    rows = led.ratings(GAME)
+    assert [(r.rank, r.bot) for r in rows] == [(1, "a"), (2, "b"), (3, "c")]
+    assert all(r.conservative == r.mu - 3 * r.sigma for r in rows)
+    assert rows[0].wins == 3 and rows[0].matches == 3 and rows[2].mean_place == 3.0
+    both = led.ratings()
+    assert [(r.game, r.rank, r.bot) for r in both] == [
+        ("scout", 1, "b"), ("scout", 2, "a"), (GAME, 1, "a"), (GAME, 2, "b"), (GAME, 3, "c")]
+    history = led.rating_history("a", GAME)
+    assert len(history) == 3 and history[-1].mu == rows[0].mu
+
+
+# ----------------------------------------------------------------------------- recompute and check
+
+
+def random_ledger(led: Ledger, matches: int, seed: int = 5) -> None:
+    """Random matches over two games: 2-6 seats, ties, forfeits, some self-play, some failures."""
+    rng = random.Random(seed)
+    names = [f"bot{i}" for i in range(8)]
+    add_bots(led, *names)
+    for k in range(matches):
+        n = rng.randint(2, 6)
+        bots = rng.sample(names, n) if rng.random() < 0.85 else [rng.choice(names) for _ in range(n)]
+        match_id = led.create_match(rng.choice([GAME, "scout"]), k, {}, bots)
+        if rng.random() < 0.05:
+            led.fail_match(match_id, "a test failure")
+            continue
+        scores = [rng.randint(0, 4) for _ in range(n)]  # small range: many ties
+        places = [1 + sum(o > s for o in scores) for s in scores]
+        record(led, match_id, places, scores=scores, forfeited=[rng.random() < 0.05 for _ in range(n)])
+
+
+def test_recompute_reproduces_the_stored_numbers_exactly(led):
+    random_ledger(led, 250)
+    before = snapshot(led)
+    table = led.ratings()
+    assert len(before[1]) > 500
+    assert led.check() == []
+    assert led.recompute() > 200
+    assert snapshot(led) == before  # every float bit for bit, history included
+    assert led.ratings() == table
+    assert led.recompute("scout") > 0
+    assert snapshot(led) == before
+
+
+def test_check_finds_a_corrupted_rating(led):
+    random_ledger(led, 40)
+    assert led.check() == []
+    with led.engine.begin() as c:
+        c.execute(text("UPDATE rating SET mu = mu + 1e-12 WHERE bot_id = (SELECT id FROM bot WHERE name = 'bot3') "
+                       "AND game = :g"), {"g": GAME})
+    problems = led.check()
+    assert len(problems) == 1 and problems[0].startswith(f"rating of bot3 in {GAME} differs from its recomputation: μ")
+    led.recompute()
+    assert led.check() == []
+
+
+def test_check_finds_an_incomplete_finished_match(led):
+    add_bots(led, "a", "b", "c")
+    first, _ = play(led, ["a", "b", "c"], [1, 2, 3])
+    second, _ = play(led, ["a", "b", "c"], [3, 2, 1])
+    with led.engine.begin() as c:
+        c.execute(text("UPDATE seat SET place = NULL WHERE match_id = :m AND seat = 1"), {"m": first})
+        c.execute(text("DELETE FROM match_log WHERE match_id = :m"), {"m": second})
+    problems = led.check()
+    assert f"match {first} is finished but seat 1 has no result" in problems
+    assert f"match {second} is finished but has no event log" in problems
+
+
+def test_check_finds_a_match_counted_twice(led):
+    add_bots(led, "a", "b")
+    match_id, _ = play(led, ["a", "b"], [1, 2])
+    with led.engine.begin() as c:  # what a double count would leave: the counts bumped again
+        c.execute(text("UPDATE rating SET matches = matches + 1"))
+    assert any("matches 2 ≠ 1" in p for p in led.check())
+
+
+def test_the_database_refuses_a_second_history_row_for_a_seat(led):
+    add_bots(led, "a", "b")
+    match_id, _ = play(led, ["a", "b"], [1, 2])
+    with pytest.raises(IntegrityError), led.engine.begin() as c:
+        c.execute(text("INSERT INTO rating_history (match_id, seat, bot_id, game, rated, mu_before, sigma_before, "
+                       "mu, sigma) SELECT match_id, seat, bot_id, game, rated, mu_before, sigma_before, mu, sigma "
+                       "FROM rating_history WHERE match_id = :m"), {"m": match_id})
+
+
+# ----------------------------------------------------------------------------- SQLite settings
+
+
+def test_a_file_database_runs_in_wal_mode_with_foreign_keys(file_path):
+    led = Ledger(file_path)
+    with led.engine.connect() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert c.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert c.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
+    with pytest.raises(IntegrityError), led.engine.begin() as c:
+        c.execute(text("INSERT INTO seat (match_id, seat, bot_id) VALUES (1, 0, 42)"))
+    led.close()
+    plain = sqlite3.connect(file_path)  # WAL is a property of the file, seen by any client
+    assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    plain.close()
+
+
+def test_an_in_memory_ledger_is_shared_by_threads():
+    led = Ledger(":memory:")
+    add_bots(led, "a", "b")
+    ids = [led.create_match(GAME, i, {}, ["a", "b"]) for i in range(40)]
+    errors = []
+
+    def worker(chunk):
+        try:
+            for match_id in chunk:
+                if led.claim_match(match_id):
+                    record(led, match_id, [1, 2])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(ids[i::2],)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and led.ratings()[0].matches == 40
+
+
+def test_a_url_is_accepted(tmp_path):
+    led = Ledger(f"sqlite:///{tmp_path / 'url.db'}")
+    add_bots(led, "a")
+    assert (tmp_path / "url.db").exists()
+    led.close()
+
+
+@pytest.mark.parametrize("steps", [[], [{0: 3, 2: 1}, {1: 0}], [{"0": 1}, {"seat": 2, 3: [1, 2]}]])
+def test_steps_come_back_with_their_keys(steps):
+    assert ledger_module.unpack_steps(ledger_module.pack_steps(steps)) == steps
+    assert [list(map(type, s)) for s in ledger_module.unpack_steps(ledger_module.pack_steps(steps))] == \
+        [list(map(type, s)) for s in steps]
