@@ -111,6 +111,8 @@ async def _league(matches: int) -> tuple[float, int, float]:
         missing = await referee.wait_for_bots(bots, 30)
         assert not missing, missing
         plans = [MatchPlan(0, i, derive_seed(1, i), bots[i % 4:] + bots[:i % 4]) for i in range(matches)]
+        for b in bots:
+            ledger.add_bot(b)
         league_id = ledger.create_league("sixth-card", {}, {"bench": True}, plans)
         t0 = time.perf_counter()
         await play_league(referee, ledger, league_id, "sixth-card", {}, TimeControl(move_seconds=5), 4)

@@ -181,6 +181,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             concurrency=request.concurrency or 4, move_seconds=request.move_seconds or None,
             options=wire.to_dict(request.options) if request.HasField("options") else {},
             start_timeout=request.start_timeout or 30.0)
+        from cardarena.ratings import LedgerError
+        for name in request.local_bots:  # bots the caller starts: registered on first use
+            try:
+                await self._in_thread(self.ledger.bot, name)
+            except LedgerError:
+                await self._in_thread(self.ledger.add_bot, name)
         tokens = [admin_pb2.SessionToken(bot=b, token=self.referee.mint_session_token(b)) for b in request.local_bots]
         queue: asyncio.Queue = asyncio.Queue()
 

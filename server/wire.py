@@ -25,6 +25,30 @@ def oneof_field(game_id: str) -> str:
     return name
 
 
+def fill(msg, data: dict):
+    """Set ``msg``'s fields from the plain dict of its JSON form (field names as in the .proto).
+
+    The same result as ``json_format.ParseDict`` for the shapes the engines produce (scalars,
+    repeated fields, nested messages, oneofs), several times faster; the conformance suite checks
+    that both agree for every game. An unknown key raises ``KeyError``.
+    """
+    fields = msg.DESCRIPTOR.fields_by_name
+    for key, value in data.items():
+        fd = fields[key]
+        if fd.is_repeated:
+            if fd.message_type is not None:
+                rep = getattr(msg, key)
+                for item in value:
+                    fill(rep.add(), item)
+            else:
+                getattr(msg, key).extend(value)
+        elif fd.message_type is not None:
+            fill(getattr(msg, key), value)
+        else:
+            setattr(msg, key, value)
+    return msg
+
+
 def struct(data: dict) -> Struct:
     s = Struct()
     s.update(data)
@@ -42,12 +66,12 @@ def decision_message(game: Game, match_id: str, seat: int, decision_id: int, vie
     field = oneof_field(game.id)
     d = pb.Decision(match_id=match_id, seat=seat, decision_id=decision_id, game=game.id,
                     time_left=time_left, bank_left=bank_left)
-    json_format.ParseDict(view, getattr(d, field))
+    fill(getattr(d, field), view)
     for data in events:
         d.events.append(event_message(game, data))
     for action in actions:
         a = d.actions.add(label=game.action_label(action))
-        json_format.ParseDict(game.action_json(action), getattr(a, field))
+        fill(getattr(a, field), game.action_json(action))
     return pb.RefereeMessage(decision=d)
 
 

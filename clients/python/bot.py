@@ -160,37 +160,37 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
     backoff = 0.1
     try:
         while True:
-            outbox: asyncio.Queue = asyncio.Queue()
-            outbox.put_nowait(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
-
-            async def requests():
-                while True:
-                    item = await outbox.get()
-                    if item is None:
-                        return
-                    yield item
-
-            async def answer(d: pb.Decision) -> None:
-                dec = Decision.from_message(d)
-                try:
-                    if is_async:
-                        choice = await decide(dec)
-                    elif pool is not None:
-                        choice = await asyncio.get_running_loop().run_in_executor(pool, decide, dec)
-                    else:
-                        choice = decide(dec)
-                except Exception:
-                    log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
-                    return  # the referee's deadline will play the default action
-                outbox.put_nowait(pb.BotMessage(answer=pb.Answer(
-                    match_id=d.match_id, seat=d.seat, decision_id=d.decision_id, choice=int(choice))))
-
             tasks: set[asyncio.Task] = set()
             async with _channel(address, ca_file) as channel:
                 stub = referee_pb2_grpc.RefereeStub(channel)
-                call = stub.Play(requests(), metadata=_metadata(token))
+                call = stub.Play(metadata=_metadata(token))
+                write_lock = asyncio.Lock()
+
+                async def send(message: pb.BotMessage) -> None:
+                    async with write_lock:  # one write in flight at a time
+                        await call.write(message)
+
+                async def answer(d: pb.Decision) -> None:
+                    dec = Decision(d)
+                    try:
+                        if is_async:
+                            choice = await decide(dec)
+                        elif pool is not None:
+                            choice = await asyncio.get_running_loop().run_in_executor(pool, decide, dec)
+                        else:
+                            choice = decide(dec)
+                    except Exception:
+                        log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
+                        return  # the referee's deadline will play the default action
+                    await send(pb.BotMessage(answer=pb.Answer(
+                        match_id=d.match_id, seat=d.seat, decision_id=d.decision_id, choice=int(choice))))
+
                 try:
-                    async for msg in call:
+                    await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
+                    while True:
+                        msg = await call.read()
+                        if msg is grpc.aio.EOF:
+                            return  # the referee closed the stream: done
                         last_ok = time.monotonic()
                         backoff = 0.1
                         kind = msg.WhichOneof("kind")
@@ -212,7 +212,6 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                                 log.warning("notice: %s", msg.notice.message)
                         elif kind == "welcome":
                             log.info("connected as %s to cardarena %s", msg.welcome.bot, msg.welcome.server_version)
-                    return  # the referee closed the stream: done
                 except grpc.aio.AioRpcError as e:
                     if e.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                         raise BotError(f"the referee refused the token: {e.details()}") from None
@@ -221,7 +220,6 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                         raise BotError(f"referee error {e.code().name}: {e.details()}") from None
                     log.warning("connection lost (%s); reconnecting", e.code().name)
                 finally:
-                    outbox.put_nowait(None)
                     for t in tasks:
                         t.cancel()
             if time.monotonic() - last_ok > retry_seconds:
