@@ -37,6 +37,9 @@ class LeagueSpec:
     move_seconds: float | None = None
     options: dict = field(default_factory=dict)
     start_timeout: float = 30.0
+    bank_seconds: float | None = None
+    max_faults: int | None = None
+    grace_seconds: float | None = None
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -83,7 +86,8 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
     except ValueError as e:
         raise LeagueError(str(e)) from None
     return LeagueSpec(spec.game, list(spec.bots), seats, spec.rounds, spec.seed, spec.concurrency,
-                      spec.move_seconds, options, spec.start_timeout)
+                      spec.move_seconds, options, spec.start_timeout, spec.bank_seconds, spec.max_faults,
+                      spec.grace_seconds)
 
 
 Progress = Callable[[int, int, int, int | None], None]
@@ -93,12 +97,15 @@ async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progr
     """Schedule a league in the ledger, wait for its bots, play it; returns the league id."""
     spec = check_spec(spec)
     plans = round_robin(spec.bots, spec.seats, spec.rounds, spec.seed)
-    tc = TimeControl(move_seconds=spec.move_seconds or referee.time_control.move_seconds,
-                     bank_seconds=referee.time_control.bank_seconds,
-                     max_faults=referee.time_control.max_faults)
+    base = referee.time_control
+    tc = TimeControl(
+        move_seconds=spec.move_seconds or base.move_seconds,
+        bank_seconds=base.bank_seconds if spec.bank_seconds is None else spec.bank_seconds,
+        max_faults=base.max_faults if spec.max_faults is None else spec.max_faults,
+        grace_seconds=base.grace_seconds if spec.grace_seconds is None else spec.grace_seconds)
     settings = {"seats": spec.seats, "rounds": spec.rounds, "seed": spec.seed, "bots": spec.bots,
                 "schedule": "round-robin", "move_seconds": tc.move_seconds,
-                "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults}
+                "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults, "grace_seconds": tc.grace_seconds}
     league_id = await asyncio.to_thread(ledger.create_league, spec.game, spec.options, settings, plans)
     missing = await referee.wait_for_bots(spec.bots, spec.start_timeout)
     if missing:

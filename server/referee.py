@@ -53,7 +53,8 @@ class TimeControl:
 
     move_seconds: float = 2.0
     bank_seconds: float = 0.0
-    max_faults: int = 0
+    max_faults: int = 3
+    grace_seconds: float = 10.0
 
     def message(self) -> pb.TimeControl:
         return pb.TimeControl(move_seconds=self.move_seconds, bank_seconds=self.bank_seconds,
