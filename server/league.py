@@ -14,12 +14,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .games import get
 from .referee import Referee, TimeControl
+
+
+log = logging.getLogger("cardarena.league")
 
 
 class LeagueError(Exception):
@@ -108,8 +112,9 @@ async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progr
                 "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults, "grace_seconds": tc.grace_seconds}
     league_id = await asyncio.to_thread(ledger.create_league, spec.game, spec.options, settings, plans)
     missing = await referee.wait_for_bots(spec.bots, spec.start_timeout)
-    if missing:
-        raise LeagueError(f"league {league_id}: not connected after {spec.start_timeout:g} s: {', '.join(missing)}")
+    for bot in missing:  # a league never waits forever: their seats forfeit until they connect
+        log.warning("league %s: %s not connected after %g s; its seats forfeit", league_id, bot, spec.start_timeout)
+        referee.mark_absent(bot)
     await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress)
     return league_id
 

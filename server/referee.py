@@ -2,26 +2,36 @@
 
 It wraps the rules (:class:`~cardarena.server.match.Match`) with everything a tournament needs
 and the rules must not know (STYLE.md 4): which bot holds which seat, deadlines, faults,
-notices, and the omniscient log. The transport (grpc.aio) lives in ``service.py``; this module
-only sees *links*, one per open stream.
+notices, forfeits, and the omniscient log. The transport (grpc.aio) lives in ``service.py``;
+this module only sees *links*, one per open stream.
 
-Conduct (DESIGN.md "Referee rules of conduct"), as implemented here:
+Conduct (DESIGN.md "Referee rules of conduct"), as implemented here — the README repeats it for
+bot authors:
 
-* Every decision has a deadline: ``move_seconds`` plus whatever is left of the seat's bank
+* **Time.** Every decision has a deadline: ``move_seconds`` plus what is left of the seat's bank
   (``bank_seconds`` per match). Time is measured by the referee from sending the decision to
   receiving the answer; the part of an answer's time beyond ``move_seconds`` is taken from the
-  bank. The decision carries ``time_left`` and ``bank_left``.
-* A **fault** is: no answer by the deadline (``late``), or a choice that is not an index of the
-  decision's actions (``out-of-range``). The game's default action is played for the seat, the
-  bot gets a ``Notice`` saying what happened, and the fault is counted for the seat.
-* An answer whose ids name no pending decision of this bot (a late answer to an expired
-  decision, a duplicate, another bot's decision) is never applied to anything: the bot gets an
-  ``UNKNOWN_DECISION`` notice. Decision ids are unique within a match, so a late answer can
-  never be taken for a later decision.
-* After ``max_faults`` faults in a match (0: never) the seat **forfeits**: the default policy
-  plays it out and it is placed below every seat that did not forfeit.
-* A bot that connects again (a new stream with the same identity) replaces its old stream and is
-  sent its pending decisions again; their deadlines keep running.
+  bank. Every decision carries ``time_left`` and ``bank_left``.
+* **Faults**, each counted for the seat, answered by a ``Notice``, and never silently corrected:
+  ``late`` (no answer by the deadline: the default action is played and the bank is spent),
+  ``out-of-range`` (a choice that is not an index of the actions: the default is played),
+  ``unknown-decision`` (an answer naming a seat the bot holds in a running match but no decision
+  pending for it — a duplicate, or an invented id: nothing is played, the fault is counted),
+  ``malformed`` (a message with neither hello nor answer: every decision the bot has pending
+  gets the default action and a fault). An answer that arrives after its decision's deadline is
+  ignored with a notice: the ``late`` fault was already counted. An answer naming a seat the bot
+  does not hold is ignored with a notice and counted against the bot, not a seat.
+  Decision ids are unique within a match, so a late answer is never taken for a later decision.
+* **Forfeit.** After ``max_faults`` faults in a match (0: never) the seat forfeits: the default
+  policy plays it out and it is placed below every seat that did not forfeit.
+* **Disconnects.** A bot without a stream is not faulted for the time it is away: its pending
+  decisions are held. If it connects again within ``grace_seconds`` of losing its stream, the new
+  stream replaces the old one, the pending decisions are sent again with a fresh clock, and play
+  goes on. If not, every seat it holds in the match forfeits. A bot that has not connected when
+  a match starts is treated as away since that moment; a league marks the bots that missed its
+  start timeout as away for good, so their seats forfeit at once.
+* **Floods.** A connection that sends more than ``STRAY_LIMIT`` unusable messages (stray
+  answers, malformed messages) is closed; notices stop after ``NOTICE_LIMIT`` of them.
 """
 from __future__ import annotations
 
@@ -74,6 +84,8 @@ class Link:
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.closed = False
         self.games: tuple[str, ...] = ()
+        self.strays = 0
+        self.abort_reason = ""
 
     def send(self, msg: pb.RefereeMessage) -> None:
         if not self.closed:
@@ -83,6 +95,11 @@ class Link:
         if not self.closed:
             self.closed = True
             self.outbox.put_nowait(None)
+
+
+STRAY_LIMIT = 200
+NOTICE_LIMIT = 20
+MALFORMED = -(2 ** 40)  # resolves a pending decision when the bot sent a malformed message
 
 
 @dataclass
@@ -101,6 +118,7 @@ class BotStats:
 
     decisions: int = 0
     faults: int = 0
+    strays: int = 0
     latency_total: float = 0.0
     latency_max: float = 0.0
 
@@ -153,7 +171,12 @@ class Referee:
         self._connected: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self.pending: dict[str, dict[tuple[str, int], Pending]] = defaultdict(dict)
         self.stats: dict[str, BotStats] = defaultdict(BotStats)
-        self.active_matches = 0
+        self.runs: dict[str, _Run] = {}
+        self._gone_since: dict[str, float] = {}
+
+    @property
+    def active_matches(self) -> int:
+        return len(self.runs)
 
     # ----- identity ------------------------------------------------------------------------
     def mint_session_token(self, bot: str) -> str:
@@ -180,6 +203,7 @@ class Referee:
                 kind=pb.Notice.INFO, message="a new connection of this bot replaces this one")))
             old.close()
         self.links[link.bot] = link
+        self._gone_since.pop(link.bot, None)
         self._connected[link.bot].set()
         for p in self.pending[link.bot].values():
             link.send(p.message)
@@ -189,8 +213,30 @@ class Referee:
         link.close()
         if self.links.get(link.bot) is link:
             del self.links[link.bot]
+            self._gone_since[link.bot] = time.monotonic()
             self._connected[link.bot].clear()
             log.info("bot %s disconnected", link.bot)
+
+    def mark_absent(self, bot: str) -> None:
+        """The bot missed a league's start: its seats forfeit at once until it connects."""
+        if bot not in self.links:
+            self._gone_since[bot] = float("-inf")
+
+    def _grace_left(self, bot: str, tc: TimeControl) -> float:
+        since = self._gone_since.setdefault(bot, time.monotonic())
+        return tc.grace_seconds - (time.monotonic() - since)
+
+    async def _await_return(self, bot: str, tc: TimeControl) -> bool:
+        """Wait, within the bot's grace, for a stream of ``bot``; True if it is connected."""
+        if bot in self.links:
+            return True
+        left = self._grace_left(bot, tc)
+        if left > 0:
+            try:
+                await asyncio.wait_for(self._connected[bot].wait(), left)
+            except (TimeoutError, asyncio.TimeoutError):
+                pass
+        return bot in self.links
 
     def is_connected(self, bot: str) -> bool:
         return bot in self.links
@@ -208,13 +254,45 @@ class Referee:
     def on_answer(self, link: Link, answer: pb.Answer) -> None:
         """An answer from a bot's stream; only a pending decision of that bot can take it."""
         p = self.pending[link.bot].get((answer.match_id, answer.decision_id))
-        if p is None or p.seat != answer.seat or p.future.done():
-            link.send(pb.RefereeMessage(notice=pb.Notice(
-                kind=pb.Notice.UNKNOWN_DECISION, match_id=answer.match_id, seat=answer.seat,
-                decision_id=answer.decision_id,
-                message="no decision of this bot is pending with these ids (expired, answered, or never sent); ignored")))
+        if p is not None and p.seat == answer.seat and not p.future.done():
+            p.future.set_result(answer.choice)
             return
-        p.future.set_result(answer.choice)
+        run = self.runs.get(answer.match_id)
+        holds = run is not None and 0 <= answer.seat < len(run.bots) and run.bots[answer.seat] == link.bot
+        if holds and answer.decision_id in run.expired:
+            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
+                        "this answer came after the decision's deadline; the default action was played (late fault)")
+        elif holds:
+            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
+                        "no decision with this id is pending for this seat (answered already, or never sent); ignored")
+            self._count_fault(run, answer.seat, answer.decision_id, "unknown-decision",
+                              f"answer to decision {answer.decision_id}, which is not pending")
+        else:
+            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
+                        "this bot holds no such seat in a running match; ignored")
+
+    def on_malformed(self, link: Link, what: str) -> None:
+        """A message the referee cannot use: the bot's pending decisions get the default action."""
+        pending = [p for p in self.pending[link.bot].values() if not p.future.done()]
+        for p in pending:
+            p.future.set_result(MALFORMED)
+        if not pending:
+            self._stray(link, pb.Notice.MALFORMED, None, f"{what}; ignored")
+        else:
+            link.strays += 1
+
+    def _stray(self, link: Link, kind: int, answer: pb.Answer | None, message: str) -> None:
+        link.strays += 1
+        self.stats[link.bot].strays += 1
+        if link.strays <= NOTICE_LIMIT:
+            n = pb.Notice(kind=kind, message=message)
+            if answer is not None:
+                n.match_id, n.seat, n.decision_id = answer.match_id, answer.seat, answer.decision_id
+            link.send(pb.RefereeMessage(notice=n))
+        if link.strays > STRAY_LIMIT and not link.closed:
+            link.abort_reason = f"more than {STRAY_LIMIT} unusable messages on this connection"
+            log.warning("bot %s: %s; closing its stream", link.bot, link.abort_reason)
+            link.close()
 
     def notice(self, bot: str, kind: int, match_id: str, seat: int, decision_id: int, message: str) -> None:
         link = self.links.get(bot)
@@ -230,12 +308,12 @@ class Referee:
         """Play one match; ``bots[i]`` holds seat ``i``. Returns the outcome to record."""
         tc = time_control or self.time_control
         match = Match(game_id, len(bots), seed, options, match_id)
+        if match_id in self.runs:
+            raise ValueError(f"match {match_id} is being played already")
+        run = _Run(match, list(bots), tc)
         game = match.game
-        n = len(bots)
-        state = _SeatState(n, tc)
         started = time.monotonic()
-        decisions = 0
-        self.active_matches += 1
+        self.runs[match_id] = run
         try:
             opts = wire.struct(match.options)
             players = [pb.Player(seat=s, bot=b) for s, b in enumerate(bots)]
@@ -246,21 +324,23 @@ class Referee:
                         match_id=match_id, game=game_id,
                         seats=[s for s, b in enumerate(bots) if b == bot],
                         players=players, options=opts, time_control=tc.message())))
+                elif self._grace_left(bot, tc) <= 0:
+                    self._forfeit(run, bot, "not connected when the match started, nor within the grace")
             if on_events:
                 on_events(match, [ev for _, ev in match.log])
             while not match.is_over():
                 seats = match.to_act()
                 if len(seats) == 1:
                     s = seats[0]
-                    choices = {s: await self._ask(match, s, bots[s], state, tc)}
+                    choices = {s: await self._ask(run, s)}
                 else:
-                    picked = await asyncio.gather(*(self._ask(match, s, bots[s], state, tc) for s in seats))
+                    picked = await asyncio.gather(*(self._ask(run, s) for s in seats))
                     choices = dict(zip(seats, picked))
-                decisions += len(seats)
+                run.decisions += len(seats)
                 events = match.step(choices)
                 if on_events:
                     on_events(match, events)
-            result = place_forfeits_last(match.result(), state.forfeited)
+            result = place_forfeits_last(match.result(), run.forfeited)
             for bot in dict.fromkeys(bots):
                 link = self.links.get(bot)
                 if link is None:
@@ -271,21 +351,25 @@ class Referee:
                         seen.extend(match.take_events(s))
                 link.send(pb.RefereeMessage(match_end=pb.MatchEnd(
                     match_id=match_id, status="finished",
-                    results=wire.seat_results(result, list(bots), state.faults, state.forfeited),
+                    results=wire.seat_results(result, list(bots), run.faults, run.forfeited),
                     events=[wire.event_message(game, d) for d in seen])))
             events_out = [{"step": step, "seats": None if ev.seats is None else sorted(ev.seats), "data": ev.data}
                           for step, ev in match.log]
             return MatchOutcome(match_id, game_id, list(bots), seed, dict(match.options), result,
-                                state.faults, state.forfeited, match.steps, events_out,
-                                state.fault_log, time.monotonic() - started, decisions)
+                                run.faults, run.forfeited, match.steps, events_out,
+                                run.fault_log, time.monotonic() - started, run.decisions)
         finally:
-            self.active_matches -= 1
+            del self.runs[match_id]
+            for bot in set(bots):
+                for key in [k for k in self.pending[bot] if k[0] == match_id]:
+                    del self.pending[bot][key]
 
-    async def _ask(self, match: Match, seat: int, bot: str, state: "_SeatState", tc: TimeControl) -> int:
-        if state.forfeited[seat]:
+    async def _ask(self, run: "_Run", seat: int) -> int:
+        match, tc, bot = run.match, run.tc, run.bots[seat]
+        if run.forfeited[seat]:
             return match.default_index(seat)
         d = match.decision(seat)
-        bank = state.bank[seat]
+        bank = run.bank[seat]
         time_left = tc.move_seconds + bank
         msg = wire.decision_message(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
                                     d.events, time_left, bank)
@@ -298,52 +382,95 @@ class Referee:
             link.send(msg)
         t0 = loop.time()
         try:
-            choice = await asyncio.wait_for(p.future, time_left)
-        except (TimeoutError, asyncio.TimeoutError):
-            state.bank[seat] = 0.0
-            return self._fault(match, seat, bot, state, tc, d.decision_id, "late",
-                               f"no answer within {time_left:.3f} s; default action played")
+            while True:
+                remaining = t0 + time_left - loop.time()
+                if remaining > 0:
+                    try:
+                        await asyncio.wait_for(asyncio.shield(p.future), remaining)
+                        break
+                    except (TimeoutError, asyncio.TimeoutError):
+                        pass
+                if p.future.done():
+                    break
+                if bot in self.links:
+                    run.bank[seat] = 0.0
+                    run.expired.add(d.decision_id)
+                    return self._fault(run, seat, d.decision_id, "late",
+                                       f"no answer within {time_left:.3f} s; default action played")
+                # the bot is away: hold the decision (no clock) until it returns, within its grace
+                if not await self._await_return(bot, tc):
+                    if not p.future.done():
+                        self._forfeit(run, bot, f"disconnected for more than {tc.grace_seconds:g} s")
+                        return match.default_index(seat)
+                if p.future.done():
+                    break
+                bank = run.bank[seat]
+                time_left = tc.move_seconds + bank  # a fresh clock; attach() sent the decision again
+                t0 = loop.time()
         finally:
             self.pending[bot].pop(key, None)
+        choice = p.future.result()
+        if choice == MALFORMED:
+            return self._fault(run, seat, d.decision_id, "malformed",
+                               "the bot sent a message with neither hello nor answer; default action played")
         elapsed = loop.time() - t0
         st = self.stats[bot]
         st.decisions += 1
         st.latency_total += elapsed
         st.latency_max = max(st.latency_max, elapsed)
         if elapsed > tc.move_seconds:
-            state.bank[seat] = max(0.0, bank - (elapsed - tc.move_seconds))
+            run.bank[seat] = max(0.0, bank - (elapsed - tc.move_seconds))
         if not 0 <= choice < len(d.actions):
-            return self._fault(match, seat, bot, state, tc, d.decision_id, "out-of-range",
+            return self._fault(run, seat, d.decision_id, "out-of-range",
                                f"choice {choice} is not in 0…{len(d.actions) - 1}; default action played")
         return choice
 
-    def _fault(self, match: Match, seat: int, bot: str, state: "_SeatState", tc: TimeControl,
-               decision_id: int, kind: str, message: str) -> int:
-        state.faults[seat] += 1
+    def _fault(self, run: "_Run", seat: int, decision_id: int, kind: str, message: str) -> int:
+        """Count a fault for the seat and return the default action's index to play."""
+        self._count_fault(run, seat, decision_id, kind, message)
+        return run.match.default_index(seat)
+
+    def _count_fault(self, run: "_Run", seat: int, decision_id: int, kind: str, message: str) -> None:
+        bot, tc, match = run.bots[seat], run.tc, run.match
+        run.faults[seat] += 1
         self.stats[bot].faults += 1
         fault = Fault(seat, len(match.steps), kind, message)
-        state.fault_log.append(fault)
+        run.fault_log.append(fault)
         match.faults.append(fault)
-        notice_kind = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE}.get(kind, pb.Notice.MALFORMED)
-        self.notice(bot, notice_kind, match.match_id, seat, decision_id, message)
+        notice_kind = NOTICE_KINDS.get(kind, pb.Notice.MALFORMED)
+        self.notice(bot, notice_kind, match.match_id, seat, decision_id, f"{kind}: {message}")
         log.info("match %s seat %d (%s): %s fault: %s", match.match_id, seat, bot, kind, message)
-        if tc.max_faults and state.faults[seat] >= tc.max_faults and not state.forfeited[seat]:
-            state.forfeited[seat] = True
+        if tc.max_faults and run.faults[seat] >= tc.max_faults and not run.forfeited[seat]:
+            run.forfeited[seat] = True
+            run.fault_log.append(Fault(seat, len(match.steps), "forfeit", f"{run.faults[seat]} faults"))
             self.notice(bot, pb.Notice.FORFEIT, match.match_id, seat, decision_id,
-                        f"{state.faults[seat]} faults: the seat forfeits; the default policy plays it out")
-        return match.default_index(seat)
+                        f"{run.faults[seat]} faults: the seat forfeits; the default policy plays it out")
+
+    def _forfeit(self, run: "_Run", bot: str, why: str) -> None:
+        for seat, b in enumerate(run.bots):
+            if b == bot and not run.forfeited[seat]:
+                run.forfeited[seat] = True
+                run.fault_log.append(Fault(seat, len(run.match.steps), "forfeit", why))
+                self.notice(bot, pb.Notice.FORFEIT, run.match.match_id, seat, 0,
+                            f"the seat forfeits: {why}; the default policy plays it out")
+                log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)
 
 
-@dataclass
-class _SeatState:
-    n: int
-    tc: TimeControl
-    faults: list[int] = field(init=False)
-    forfeited: list[bool] = field(init=False)
-    bank: list[float] = field(init=False)
-    fault_log: list[Fault] = field(default_factory=list)
+NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,
+                "unknown-decision": pb.Notice.UNKNOWN_DECISION, "malformed": pb.Notice.MALFORMED}
 
-    def __post_init__(self):
-        self.faults = [0] * self.n
-        self.forfeited = [False] * self.n
-        self.bank = [self.tc.bank_seconds] * self.n
+
+class _Run:
+    """A match being played: its seats' faults, forfeits, banks, and expired decisions."""
+
+    def __init__(self, match: Match, bots: list[str], tc: TimeControl):
+        n = len(bots)
+        self.match = match
+        self.bots = bots
+        self.tc = tc
+        self.faults = [0] * n
+        self.forfeited = [False] * n
+        self.bank = [tc.bank_seconds] * n
+        self.fault_log: list[Fault] = []
+        self.expired: set[int] = set()
+        self.decisions = 0

@@ -58,6 +58,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         finally:
             reader.cancel()
             self.referee.detach(link)
+        if link.abort_reason:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, link.abort_reason)
 
     async def _read(self, request_iterator, link: Link) -> None:
         try:
@@ -68,8 +70,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 elif kind == "hello":
                     link.games = tuple(msg.hello.games)
                 else:
-                    link.send(pb.RefereeMessage(notice=pb.Notice(
-                        kind=pb.Notice.MALFORMED, message="a BotMessage must hold a hello or an answer")))
+                    self.referee.on_malformed(link, "a BotMessage must hold a hello or an answer")
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:  # a broken stream ends this link, nothing else
@@ -241,6 +242,7 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.so_reuseport", 0),
+        ("grpc.max_concurrent_streams", 16),  # in-flight calls per connection
     ])
     referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(referee), server)
     names = [pb.DESCRIPTOR.services_by_name["Referee"].full_name]

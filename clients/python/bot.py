@@ -234,7 +234,8 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
 def run(bot: Any, address: str | None = None, token: str | None = None, **kwargs) -> None:
     """Play as ``bot`` until the referee closes the stream. Address and token default to
     ``CARDARENA_ADDRESS`` and ``CARDARENA_TOKEN``; ``--address``/``--token`` on the command
-    line override both. Keyword arguments go to :func:`play`."""
+    line override both. With ``CARDARENA_TLS_CA`` (a PEM file of the referee's certificate
+    authority) the connection uses TLS. Keyword arguments go to :func:`play`."""
     argv = sys.argv[1:]
     for flag in ("--address", "--token"):
         if flag in argv and argv.index(flag) + 1 < len(argv):
@@ -244,6 +245,7 @@ def run(bot: Any, address: str | None = None, token: str | None = None, **kwargs
             else:
                 token = value
     address = address or os.environ.get("CARDARENA_ADDRESS", "127.0.0.1:50051")
+    kwargs.setdefault("ca_file", os.environ.get("CARDARENA_TLS_CA") or None)
     token = token or os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         sys.exit("cardarena bot: no token (set CARDARENA_TOKEN or pass --token)")

@@ -1,0 +1,2 @@
+"""Exits before it ever connects."""
+raise SystemExit(3)

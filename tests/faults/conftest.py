@@ -1,0 +1,79 @@
+"""A league harness for misbehaving bots: a real referee on a free port, real bot processes,
+a real SQLite ledger, and the league runner — as `cardarena league run` does, with short clocks."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cardarena.ratings import Ledger
+from cardarena.server import procs
+from cardarena.server.league import LeagueSpec, run_league
+from cardarena.server.referee import Referee
+from cardarena.server.service import start_server
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "bots"
+GOOD = ["good-1", "good-2", "good-3"]
+
+
+@dataclass
+class LeagueRun:
+    ledger: Ledger
+    league_id: int
+    bad: str
+    tokens: list[str]
+    log_text: str
+
+    def matches(self):
+        return [self.ledger.match(m.id) for m in self.ledger.league_matches(self.league_id)]
+
+
+def play_league(tmp_path: Path, bad_script: str, *, move=0.3, grace=1.0, start_timeout=4.0,
+                max_faults=3, caplog=None) -> LeagueRun:
+    """Three good random bots and one bad one, tables of 3: 12 short Sixth Card matches."""
+    ledger = Ledger(str(tmp_path / "faults.db"))
+    bad = "bad"
+    tokens: list[str] = []
+
+    async def main():
+        referee = Referee()
+        hosted = await start_server(referee)
+        running = []
+        try:
+            for name in GOOD:
+                token = referee.mint_session_token(name)
+                tokens.append(token)
+                running.append(procs.start_bot(name, f"python {ROOT / 'examples' / 'python' / 'random_bot.py'}",
+                                               hosted.address, token, tmp_path / "logs"))
+            token = referee.mint_session_token(bad)
+            tokens.append(token)
+            running.append(procs.start_bot(bad, f"{sys.executable} {BOTS / bad_script}", hosted.address, token,
+                                           tmp_path / "logs", extra_env={"PYTHONPATH": str(BOTS)}))
+            for name in [*GOOD, bad]:
+                ledger.add_bot(name)
+            spec = LeagueSpec(game="sixth-card", bots=[*GOOD, bad], seats=3, rounds=1, seed=3, concurrency=4,
+                              move_seconds=move, options={"rounds": 1}, start_timeout=start_timeout,
+                              grace_seconds=grace, max_faults=max_faults)
+            return await asyncio.wait_for(run_league(referee, ledger, spec), 120)
+        finally:
+            for p in running:
+                p.stop()
+            await hosted.server.stop(0)
+
+    league_id = asyncio.run(main())
+    log_text = caplog.text if caplog is not None else ""
+    return LeagueRun(ledger, league_id, bad, tokens, log_text)
+
+
+@pytest.fixture
+def league(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="cardarena")
+
+    def run(bad_script: str, **kw) -> LeagueRun:
+        return play_league(tmp_path, bad_script, caplog=caplog, **kw)
+    return run
