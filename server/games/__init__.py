@@ -22,6 +22,9 @@ from .base import (
 
 GAME_MODULES: tuple[str, ...] = (
     "sixth_card",
+    "scouting", "scout",
+    "unsorted",
+    "three_thirteen",
 )
 
 _registry: dict[str, type[Game]] | None = None

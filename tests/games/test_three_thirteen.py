@@ -1,0 +1,715 @@
+"""Three Thirteen: the rulings R1–R10, the rules text's examples, the meld solver, the heuristic.
+
+Positions are built with :func:`table_at`: a real game is constructed and then its state fields
+(round, wild rank, hands, stock, discard pile, turn, phase) are set directly, so every rule can
+be checked on exactly the cards it is about. Cards are written as text ("7S", "Jo").
+
+The solver (server/games/melds.py) is cross-checked against :func:`brute_force`, an independent
+exhaustive search: every card goes to the deadwood, to one of the new melds or onto one of the
+table's melds, and each group is then checked by :func:`valid_new` / :func:`valid_extension`,
+written straight from R3/R4 without the solver's bookkeeping.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import lru_cache
+
+import pytest
+
+from cardarena.client.strategies.three_thirteen import choose as heuristic
+from cardarena.server.games import IllegalAction, new_game
+from cardarena.server.games.cards import CARD_TEXT, JOKER, parse_cards
+from cardarena.server.games.melds import (
+    RUN, SET, LayOff, Meld, arrange, card_points, extend, going_out_discards, melds_fully,
+)
+from cardarena.server.games.three_thirteen import (
+    DISCARD_CARD, DRAW_PILE, DRAW_STOCK, GO_OUT_CARD, ThreeThirteen,
+)
+from cardarena.server.match import RandomBot, StrategyBot, play_match
+
+
+def C(text: str) -> list[int]:
+    return parse_cards(text)
+
+
+def T(cards) -> list[str]:
+    return [CARD_TEXT[c] for c in cards]
+
+
+def table_at(players: int = 2, round: int = 1, hands=(), stock: str = "", pile: str = "",
+             turn: int | None = None, phase: str = "draw", options=None) -> ThreeThirteen:
+    """A game of ``players`` seats in ``round`` (wild rank round + 2), with the given hands
+    (text, one per seat), stock (text, its top card LAST) and discard pile (top card last).
+    The seat to act is ``turn`` (default: left of the dealer) in ``phase``."""
+    g = ThreeThirteen(players, 0, options)
+    g.round = round
+    g.wild = round + 2
+    g.dealer = (round - 1) % players
+    g.hands = [sorted(C(h)) for h in hands] + [[] for _ in range(players - len(hands))]
+    g.stock = C(stock)
+    g.pile = C(pile)
+    g.pile_text = T(g.pile)
+    g.discards = T(g.pile)
+    g.discarded_by = [-1] * len(g.pile)
+    g.taken = [[] for _ in range(players)]
+    g.turn = (g.dealer + 1) % players if turn is None else turn
+    g.phase = phase
+    g._legal = None
+    return g
+
+
+def act(g: ThreeThirteen, action) -> list:
+    return g.apply({g.turn: action})
+
+
+def event_types(events) -> list[str]:
+    return [e.data["type"] for e in events]
+
+
+# ----- R1, R2: decks, deals, wild ranks, dealers ------------------------------------------------
+@pytest.mark.parametrize("players,decks", [(2, 1), (3, 2), (4, 2), (5, 3), (7, 4), (8, 4)])
+def test_R1_one_54_card_deck_per_two_players(players, decks):
+    """R1: one 54-card deck (2 jokers each) per two players, rounded up."""
+    g = new_game("three-thirteen", players, 3)
+    cards = [c for h in g.hands for c in h] + g.stock + g.pile
+    assert g.decks == decks and len(cards) == 54 * decks
+    assert Counter(cards)[JOKER] == 2 * decks
+    assert all(n == decks for c, n in Counter(cards).items() if c != JOKER)
+
+
+def test_R2_deals_wild_ranks_dealers_and_upcard():
+    """R2: round r deals r + 2 cards, rank r + 2 is wild; the dealer moves left each round (seat 0
+    first), the seat left of the dealer starts, the first upcard starts the discard pile."""
+    g = new_game("three-thirteen", 3, 8)
+    deals = [e.data for e in g.opening_events() if "upcard" in e.data]
+    upcard = [deals[0]["upcard"]]
+    assert g.view(0)["discard_pile"] == upcard and g.view(0)["discards"] == upcard
+    starts = [g.turn]
+    while not g.is_over():
+        seat = g.turn
+        events = g.apply({seat: g.default_action(seat)})
+        deals += [e.data for e in events if "upcard" in e.data]
+        if any("upcard" in e.data for e in events) and not g.is_over():
+            starts.append(g.turn)
+            assert g.phase == "draw" and len(g.pile) == 1
+    ranks = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    assert [d["cards_each"] for d in deals] == list(range(3, 14))
+    assert [d["wild_rank"] for d in deals] == ranks
+    assert [d["dealer"] for d in deals] == [r % 3 for r in range(11)]
+    assert starts == [(r + 1) % 3 for r in range(11)]
+
+
+# ----- R3, R4: melds, wild limits (the solver) ---------------------------------------------------
+def test_R3_text_example_1_2_3_3_3_cannot_make_both_a_set_and_a_run():
+    """R3 (text): with 1-2-3-3-3 one 3 cannot be in the set of 3s and the run 1-2-3 at once."""
+    hand = C("AS 2S 3S 3H 3D")
+    assert not melds_fully(hand, wild_rank=10)
+    best = arrange(hand, 10)
+    assert best.points == 3  # the set of 3s, leaving A and 2 (the run would leave 3 + 3)
+    assert [m.kind for m in best.melds] == [SET] and sorted(best.deadwood) == C("AS 2S")
+
+
+def test_R3_sets_runs_duplicates_ace_low():
+    """R3: duplicates from several decks make a set; runs are one suit, ace low only, so
+    A-2-3 is a run and Q-K-A is not; a run needs one suit."""
+    assert melds_fully(C("7S 7S 7H"), wild_rank=3)            # two decks: identical cards
+    assert melds_fully(C("AS 2S 3S"), wild_rank=10)
+    assert not melds_fully(C("QS KS AS"), wild_rank=10)       # Q-K-A is not a run
+    assert not melds_fully(C("4S 5H 6S"), wild_rank=10)       # one suit
+    assert not melds_fully(C("7S 7S 8S"), wild_rank=10)       # a run holds a card once
+    run = arrange(C("QS KS Jo"), 10).melds[0]                 # the joker is J♠, not the ace
+    assert (run.kind, run.low, run.high) == (RUN, 11, 13)
+
+
+def test_R4_text_example_set_of_three_one_wild_set_of_four_two():
+    """R4 (text): a set of three cannot have more than one wild card; a set of four can have two."""
+    assert melds_fully(C("9S 9H Jo"), wild_rank=3)
+    assert not melds_fully(C("9S Jo Jo"), wild_rank=3)
+    assert not melds_fully(C("9S Jo 3H"), wild_rank=3)       # 3s wild this round
+    assert melds_fully(C("9S 9H Jo 3H"), wild_rank=3)
+    assert not melds_fully(C("9S 9H Jo Jo 3H"), wild_rank=3)
+    assert melds_fully(C("5S Jo 7S"), wild_rank=3) and melds_fully(C("5S Jo Jo 8S"), wild_rank=3)
+    assert not melds_fully(C("5S Jo Jo Jo 9S"), wild_rank=3)  # a run of five: 2 naturals, 3 wilds
+
+
+def test_R4_wild_rank_card_standing_for_itself_is_natural():
+    """R4: a card of the wild rank standing for itself counts as natural: 7♠ 7♥ 7♦ with sevens
+    wild is a set of three naturals, 7♠ 7♥ Jo is valid (two naturals), 6♠ 7♠ Jo Jo is a run
+    6-7-8-9 with 7♠ natural — but 7♥ in a spade run is a wild."""
+    assert melds_fully(C("7S 7H 7D"), wild_rank=7)
+    assert melds_fully(C("7S 7H Jo"), wild_rank=7)
+    assert melds_fully(C("6S 7S Jo Jo"), wild_rank=7)
+    assert not melds_fully(C("6S 7H Jo Jo"), wild_rank=7)
+    meld = Meld(RUN, 3, 6, tuple(C("6S 7S Jo Jo")))
+    assert (meld.naturals, meld.wilds) == (2, 2) and meld.is_valid()
+
+
+def test_R4_lay_off_keeps_the_wild_limit_of_the_extended_meld():
+    """R4/R6: wilds laid off onto a table set may not outnumber its naturals once extended."""
+    table = [Meld(SET, 7, 7, tuple(C("7S 7H Jo")))]
+    best = arrange(C("Jo Jo"), 3, table)
+    assert best.layoffs == (LayOff(0, (), (JOKER,)),) and best.deadwood == (JOKER,)
+    assert best.points == 20
+    best = arrange(C("Jo Jo 7D"), 3, table)                   # a natural makes room
+    assert best.points == 0 and best.layoffs[0].above == tuple(C("7D Jo Jo"))
+
+
+def test_R6_lay_offs_at_either_end_of_a_run():
+    """R6: cards are laid off at either end of a run, gaps filled with wilds (ace low, no wrap)."""
+    table = [Meld(RUN, 3, 5, tuple(C("5S 6S 7S")))]
+    best = arrange(C("3S 9S Jo Jo KD"), 10, table)           # 3♠ Jo Jo alone is no meld
+    assert best.points == 13 and best.deadwood == tuple(C("KD")) and best.melds == ()
+    assert best.layoffs == (LayOff(0, tuple(C("3S Jo")), tuple(C("Jo 9S"))),)
+    final = extend(table[0], best.layoffs[0])
+    assert final.cards == tuple(C("3S Jo 5S 6S 7S Jo 9S")) and (final.low, final.high) == (3, 9)
+    assert (final.naturals, final.wilds) == (5, 2)
+    # with one joker only one end can be reached: the dearer card goes (3♠ K♦ = 16 stay)
+    assert arrange(C("3S 9S Jo KD"), 10, table).points == 16
+    # A♠ cannot follow a king (ace low only)
+    assert arrange(C("AS"), 10, [Meld(RUN, 3, 11, tuple(C("JS QS KS")))]).points == 1
+
+
+# ----- the solver against brute force ------------------------------------------------------------
+def _is_wild(c: int, w: int) -> bool:
+    return c == JOKER or c // 4 + 1 == w
+
+
+def _place_in_run(cards, w, suit, places, naturals, wilds):
+    """Fill exactly ``places`` (ranks) of ``suit`` with ``cards``; the (naturals, wilds) after,
+    or None. A card of another suit or rank must be wild; a wild-rank card in its own free
+    place counts as natural (R4)."""
+    if len(cards) != len(places):
+        return None
+    free, flex = set(places), []
+    for c in cards:
+        r = c // 4 + 1
+        if _is_wild(c, w):
+            flex.append(c)
+        elif c % 4 == suit and r in free:
+            free.discard(r)
+            naturals += 1
+        else:
+            return None
+    for c in flex:
+        r = c // 4 + 1
+        if c != JOKER and c % 4 == suit and r in free:
+            free.discard(r)
+            naturals += 1
+        else:
+            wilds += 1
+    return naturals, wilds
+
+
+@lru_cache(maxsize=None)
+def valid_new(cards: tuple, w: int) -> bool:
+    """R3/R4 for a new meld, by trying every rank (a set) and every suit and window (a run)."""
+    k = len(cards)
+    if k < 3:
+        return False
+    for rank in range(1, 14):
+        nat = [c for c in cards if c != JOKER and c // 4 + 1 == rank]
+        rest = [c for c in cards if c not in nat]
+        if nat and all(_is_wild(c, w) for c in rest) and len(rest) <= len(nat):
+            return True
+    for suit in range(4):
+        for lo in range(1, 15 - k):
+            got = _place_in_run(cards, w, suit, range(lo, lo + k), 0, 0)
+            if got and got[1] <= got[0]:
+                return True
+    return False
+
+
+@lru_cache(maxsize=None)
+def valid_extension(meld: Meld, cards: tuple, w: int) -> bool:
+    """R4/R6: the table's ``meld`` with ``cards`` laid off (any split between a run's ends)."""
+    if not cards:
+        return True
+    if meld.kind == SET:
+        nat = sum(1 for c in cards if c != JOKER and c // 4 + 1 == meld.key)
+        rest = [c for c in cards if c == JOKER or c // 4 + 1 != meld.key]
+        return all(_is_wild(c, w) for c in rest) and meld.wilds + len(rest) <= meld.naturals + nat
+    for below in range(len(cards) + 1):
+        lo, hi = meld.low - below, meld.high + len(cards) - below
+        if lo < 1 or hi > 13:
+            continue
+        places = list(range(lo, meld.low)) + list(range(meld.high + 1, hi + 1))
+        got = _place_in_run(cards, w, meld.key, places, meld.naturals, meld.wilds)
+        if got and got[1] <= got[0]:
+            return True
+    return False
+
+
+def brute_force(hand, w, table=(), joker_points=20, everything=False):
+    """The least (points × 32 + cards left) over every assignment of the cards to the deadwood,
+    new melds or table melds; ``everything``: only assignments with nothing left (None if none)."""
+    hand = sorted(hand)
+    best = [None]
+    groups: dict = {}
+
+    def rec(k, opened, dead):
+        if k == len(hand):
+            if everything and dead:
+                return
+            if any(not valid_new(tuple(sorted(groups.get(("new", g), []))), w)
+                   for g in range(opened)):
+                return
+            if any(not valid_extension(m, tuple(sorted(groups.get(("table", t), []))), w)
+                   for t, m in enumerate(table)):
+                return
+            cost = 32 * sum(card_points(c, joker_points) for c in dead) + len(dead)
+            if best[0] is None or cost < best[0]:
+                best[0] = cost
+            return
+        c = hand[k]
+        if not everything:
+            dead.append(c)
+            rec(k + 1, opened, dead)
+            dead.pop()
+        for g in range(min(opened + 1, (len(hand)) // 3)):
+            groups.setdefault(("new", g), []).append(c)
+            rec(k + 1, max(opened, g + 1), dead)
+            groups[("new", g)].pop()
+        for t in range(len(table)):
+            groups.setdefault(("table", t), []).append(c)
+            rec(k + 1, opened, dead)
+            groups[("table", t)].pop()
+
+    rec(0, 0, [])
+    return best[0]
+
+
+def _random_case(rng: random.Random):
+    w = rng.randrange(3, 14)
+    size = rng.randrange(3, 7)
+    if rng.random() < 0.7:  # crowded: few ranks and suits, copies from two decks, wilds
+        ranks = rng.sample(range(1, 14), 3)
+        suits = rng.sample(range(4), 2)
+        near = [(r - 1) * 4 + s for r in range(max(1, ranks[0] - 2), min(13, ranks[0] + 2) + 1)
+                for s in suits]
+        pool = [(r - 1) * 4 + s for r in ranks + [w] for s in suits] * 2 + near + [JOKER] * 3
+        hand = [rng.choice(pool) for _ in range(size)]
+    else:
+        hand = rng.sample(list(range(52)) * 2 + [JOKER] * 4, size)
+    table = []
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        if rng.random() < 0.5:
+            r = rng.choice([c // 4 + 1 for c in hand if c != JOKER] or [7])
+            cards = tuple((r - 1) * 4 + rng.randrange(4) for _ in range(rng.randrange(2, 4)))
+            m = Meld(SET, r, r, cards + (JOKER,))
+        else:
+            s = rng.choice([c % 4 for c in hand if c != JOKER] or [0])
+            k = rng.randrange(3, 5)
+            lo = rng.randrange(1, 15 - k)
+            cards = [(lo + i - 1) * 4 + s for i in range(k)]
+            if rng.random() < 0.4:
+                cards[rng.randrange(k)] = JOKER
+            m = Meld(RUN, s, lo, tuple(cards))
+        if m.is_valid():
+            table.append(m)
+    return hand, w, table, rng.choice((20, 20, 5, 0))
+
+
+def test_R3_R4_R7_solver_matches_brute_force_on_random_small_hands():
+    """R3, R4, R6, R7: on 400 random small hands (two decks: duplicates; jokers and wild-rank
+    cards; table sets and runs, with wilds), the solver's arrangement uses exactly the hand's
+    cards, lays only valid melds and valid lay-offs, and leaves exactly the brute force's
+    minimum (points, then cards); whether a hand melds fully and which discards let it go out
+    agree with the brute force too."""
+    rng = random.Random(2024)
+    checked_out = 0
+    for _ in range(400):
+        hand, w, table, jp = _random_case(rng)
+        best = arrange(hand, w, table, jp)
+        used = list(best.deadwood)
+        for m in best.melds:
+            assert m.is_valid() and valid_new(tuple(sorted(m.cards)), w), (hand, w, m)
+            used += m.cards
+        for lay in best.layoffs:
+            assert extend(table[lay.meld], lay).is_valid(), (hand, w, table, lay)
+            assert valid_extension(table[lay.meld], tuple(sorted(lay.cards)), w)
+            used += lay.cards
+        assert sorted(used) == sorted(hand)
+        assert best.points == sum(card_points(c, jp) for c in best.deadwood)
+        assert 32 * best.points + len(best.deadwood) == brute_force(hand, w, table, jp), \
+            (hand, w, table, jp, best)
+        if not table:
+            assert melds_fully(hand, w) == (brute_force(hand, w, everything=True) is not None)
+            want = sorted({c for c in hand
+                           if brute_force(_without(hand, c), w, everything=True) is not None})
+            assert going_out_discards(hand, w) == want, (hand, w)
+            checked_out += bool(want)
+    assert checked_out > 20  # the sample holds hands that can go out
+
+
+def _without(hand, card):
+    rest = list(hand)
+    rest.remove(card)
+    return rest
+
+
+def test_R7_solver_is_deterministic_and_fast_on_13_cards_with_4_wilds():
+    """R7: the same hand and table give the same melds (canonical order); a 13-card hand with 4
+    wild cards is solved quickly (measured: about 0.3 ms median, under 20 ms at worst on this
+    machine; asserted loosely here, since the test machine may be busy)."""
+    import time
+    rng = random.Random(5)
+    worst = 0.0
+    for _ in range(60):
+        w = rng.randrange(3, 14)
+        suits = rng.sample(range(4), 2)
+        lo = rng.randrange(1, 8)
+        pool = [(r - 1) * 4 + s for r in range(lo, lo + 6) for s in suits if r != w]
+        hand = [rng.choice(pool) for _ in range(9)] + [JOKER, JOKER] + \
+            [(w - 1) * 4 + rng.randrange(4) for _ in range(2)]
+        table = [Meld(RUN, suits[0], 9, tuple((r - 1) * 4 + suits[0] for r in (9, 10, 11)))]
+        t0 = time.perf_counter()
+        a = arrange(hand, w, table)
+        going_out_discards(hand + [rng.choice(pool)], w)
+        worst = max(worst, time.perf_counter() - t0)
+        assert arrange(list(reversed(hand)), w, table) == a
+    assert worst < 0.25
+
+
+# ----- R5: a turn -------------------------------------------------------------------------------
+def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
+    """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
+    the card just taken from the discard pile (or an identical copy) may not be discarded."""
+    g = table_at(2, round=1, hands=["2C 7D 9S", "4H 5H KC"], stock="8C 6D", pile="QH 9H")
+    assert g.turn == 1 and g.legal_actions(1) == [DRAW_STOCK, DRAW_PILE]
+    assert g.legal_actions(0) == []
+    with pytest.raises(IllegalAction):
+        act(g, DISCARD_CARD[C("4H")[0]])                      # draw first
+    events = act(g, DRAW_PILE)
+    assert event_types(events) == ["take"] and g.phase == "discard"
+    assert g.view(1)["taken_card"] == "9♥" and g.view(0)["taken_card"] == ""
+    assert g.view(0)["seats"][1]["taken"] == ["9♥"]          # public: it was face up
+    legal = g.legal_actions(1)
+    assert DISCARD_CARD[C("9H")[0]] not in legal and DISCARD_CARD[C("KC")[0]] in legal
+    assert GO_OUT_CARD[C("KC")[0]] not in legal              # 4♥ 5♥ 9♥: no meld without a wild
+    act(g, DISCARD_CARD[C("KC")[0]])
+    assert g.turn == 0 and g.phase == "draw" and g.view(0)["discard_pile"] == ["Q♥", "K♣"]
+    assert g.view(0)["discards"][-1] == "K♣" and g.view(0)["discarded_by"][-1] == 1
+
+    g = table_at(8, round=1, hands=["9H 2C 7D"], pile="9H", turn=0)
+    act(g, DRAW_PILE)                                        # an identical copy is barred too
+    assert g.hands[0] == sorted(C("9H 9H 2C 7D"))
+    assert g.legal_actions(0) == [DISCARD_CARD[c] for c in C("2C 7D")]
+    g = table_at(8, round=1, hands=["9H 2C 7D", "9H 9H 9H"], pile="9H", turn=1)
+    act(g, DRAW_PILE)                                        # four decks: nothing else to discard
+    assert g.legal_actions(1) == [DISCARD_CARD[C("9H")[0]], GO_OUT_CARD[C("9H")[0]]]
+
+
+def test_R5_draw_from_the_stock_is_seen_by_the_drawer_only():
+    """R5 / what a seat may know: the drawn card is private; the others learn that a card was
+    drawn."""
+    g = table_at(2, round=1, hands=["2C 7D 9S", "4H 5H KC"], stock="8C 6D", pile="QH")
+    events = act(g, DRAW_STOCK)
+    private = [e for e in events if e.seats == frozenset({1})]
+    public = [e for e in events if e.seats == frozenset({0})]
+    assert private[0].data["card"] == "6♦" and "card" not in public[0].data
+    assert "6♦" in g.view(1)["hand"] and g.view(0)["seats"][1]["hand_size"] == 4
+
+
+# ----- R6: going out and the last turns -----------------------------------------------------------
+def test_R6_text_example_going_out_needs_a_final_discard():
+    """R6 (text): in round 3 (5 cards dealt, 5s wild) a seat that draws into two sets of three
+    holds 6 melded cards but must still discard one, so it cannot go out."""
+    g = table_at(2, round=3, hands=["4C 4D 4H 8C 8D", "2H 6S 9D JC QS"], stock="8H",
+                 pile="KH", turn=0)
+    act(g, DRAW_STOCK)                                       # two sets of three, nothing to spare
+    assert g.hands[0] == sorted(C("4C 4D 4H 8C 8D 8H"))
+    assert not any(a[0] == "go_out" for a in g.legal_actions(0))
+    assert going_out_discards(C("4C 4D 4H 8C 8D 8H"), 5) == []
+    assert going_out_discards(C("4C 4D 4H 8C 8D 8H KS"), 5) == C("KS")
+
+
+def test_R6_go_out_on_the_first_turn_then_last_turns_clockwise_with_lay_offs():
+    """R6, R7: a seat may go out on its first turn; then every other seat, clockwise from the
+    goer's left, takes one last turn (draw, discard; the referee lays its melds and lays cards
+    off onto another seat's melds, at either end of a run); nobody else may go out; then the
+    round is scored."""
+    # round 2: 4 cards each, 4s wild; seat 1 deals, seat 2 starts
+    g = table_at(3, round=2, hands=["9S QH 4H 7D", "KD 2C 3D 7H", "5S 6S 7S 8S"],
+                 stock="KS 2S JD 2D KC", pile="10D", turn=2)
+    assert g.dealer == 1 and g.turn == 2
+    act(g, DRAW_STOCK)                                       # K♣
+    assert GO_OUT_CARD[C("KC")[0]] in g.legal_actions(2)
+    events = act(g, GO_OUT_CARD[C("KC")[0]])
+    assert event_types(events) == ["go_out"]
+    assert g.gone_out == 2 and g.last_turns == [0, 1] and g.hands[2] == []
+    assert g.turn == 0 and g.phase == "draw"
+    view = g.view(1)
+    assert view["melds"][0]["cards"] == ["5♠", "6♠", "7♠", "8♠"] and view["melds"][0]["seat"] == 2
+    assert view["gone_out"] == 2 and view["last_turns"] == [0, 1]
+    assert [s["last_turn"] for s in view["seats"]] == [True, True, False]
+
+    act(g, DRAW_STOCK)                                       # seat 0 draws 2♦
+    assert not any(a[0] == "go_out" for a in g.legal_actions(0))
+    events = act(g, DISCARD_CARD[C("QH")[0]])
+    lay = [e.data for e in events if e.data["type"] == "lay_down"][0]
+    # 9♠ goes onto seat 2's run, and the wild 4♥ with it (standing for 10♠); 2♦ 7♦ stay
+    assert [(x["meld"], x["cards"]) for x in lay["layoffs"]] == [(0, ["9♠", "4♥"])]
+    assert lay["melds"] == [] and lay["cards_left"] == 2
+    assert g.hands[0] == C("2D 7D") and g.turn == 1
+    run = g.view(1)["melds"][0]
+    assert lay["layoffs"][0]["extended"] == run
+    assert run["cards"] == ["5♠", "6♠", "7♠", "8♠", "9♠", "4♥"]
+    assert run["laid_by"] == [2, 2, 2, 2, 0, 0] and (run["low"], run["high"]) == (5, 10)
+    assert (run["naturals"], run["wilds"]) == (5, 1)
+
+    act(g, DRAW_STOCK)                                       # seat 1 draws J♦
+    events = act(g, DISCARD_CARD[C("KD")[0]])
+    lay = [e.data for e in events if e.data["type"] == "lay_down"][0]
+    assert lay["melds"] == [] and lay["layoffs"] == [] and lay["cards_left"] == 4
+    end = [e.data for e in events if e.data["type"] == "round_end"][0]
+    assert end["reason"] == "out" and end["points"] == [2 + 7, 2 + 3 + 7 + 11, 0]
+    assert end["hands"][1] == {"seat": 1, "cards": ["2♣", "3♦", "7♥", "J♦"]}
+    assert g.round == 3 and g.round_scores[-1][1] == tuple(end["points"])
+
+
+def test_R6_no_second_going_out_but_a_last_turn_may_meld_everything():
+    """R6: after somebody went out, a last turn offers no "go out" action even to a hand that
+    could; the referee still melds all its cards, so it scores 0."""
+    g = table_at(2, round=1, hands=["4H 4D 4C", "8S 9S 10S"], stock="9D 2C", pile="KD", turn=1)
+    act(g, DRAW_STOCK)                                       # 2♣
+    act(g, GO_OUT_CARD[C("2C")[0]])
+    act(g, DRAW_STOCK)                                       # seat 0 draws 9♦
+    assert g.legal_actions(0) == [DISCARD_CARD[c] for c in C("4C 4D 4H 9D")]
+    events = act(g, DISCARD_CARD[C("9D")[0]])
+    assert [e.data["points"] for e in events if e.data["type"] == "round_end"] == [[0, 0]]
+
+
+def test_R6_lay_off_onto_the_low_end_of_another_seats_run():
+    """R6: a last turn lays cards off below another seat's run; a wild-rank card (6♠, sixes
+    wild) standing for itself there counts as natural."""
+    g = table_at(2, round=4, hands=["5S 6S AH 2C 9D KC", "7S 8S 9S 10S JS QS"], stock="4D KD",
+                 pile="10D", turn=1)
+    act(g, DRAW_STOCK)                                       # K♦
+    act(g, GO_OUT_CARD[C("KD")[0]])
+    act(g, DRAW_STOCK)                                       # seat 0 draws 4♦
+    events = act(g, DISCARD_CARD[C("KC")[0]])
+    lay = [e.data for e in events if e.data["type"] == "lay_down"][0]
+    (off,) = lay["layoffs"]
+    assert (off["meld"], off["cards"]) == (0, ["5♠", "6♠"])
+    run = off["extended"]
+    assert run["cards"] == ["5♠", "6♠", "7♠", "8♠", "9♠", "10♠", "J♠", "Q♠"]
+    assert (run["naturals"], run["wilds"], run["low"], run["high"]) == (8, 0, 5, 12)
+    assert run["seat"] == 1 and run["laid_by"] == [0, 0, 1, 1, 1, 1, 1, 1]
+    assert g.round_scores[-1][1] == (1 + 2 + 4 + 9, 0)
+
+
+# ----- R7, R8: scoring ------------------------------------------------------------------------
+def test_R8_points_and_the_joker_option():
+    """R8: A = 1, 2–10 face value, J 11, Q 12, K 13, a wild-rank card its face value, a joker 20
+    (option joker_points)."""
+    assert [card_points(c) for c in C("AS 2H 10D JC QS KH")] == [1, 2, 10, 11, 12, 13]
+    assert card_points(JOKER) == 20 and card_points(JOKER, 50) == 50
+    assert arrange(C("KS Jo 5H"), 5).points == 13 + 20 + 5
+    g = table_at(2, round=1, hands=["KS Jo 3H", "AS 2C 2D"], stock="", pile="5C 9D",
+                 options={"joker_points": 50})
+    g.rebuilds = 2
+    g.phase, g.turn = "discard", 0
+    g.hands[0].append(C("4D")[0])
+    act(g, DISCARD_CARD[C("4D")[0]])                          # the stock is empty: R9 cap
+    assert g.round_scores[-1] == (1, (13 + 50 + 3, 5), "cap")
+
+
+def test_R8_lowest_total_wins_and_ties_share():
+    """R8: the lowest total after the last round wins; equal totals share a place."""
+    g = new_game("three-thirteen", 3, 0)
+    g.totals = [40, 25, 40]
+    assert g.result().places == (2, 1, 2) and not g.result().higher_is_better
+
+
+# ----- R9: the rebuilt stock and the cap ---------------------------------------------------------
+def test_R9_the_stock_is_rebuilt_from_the_pile_but_its_top_card():
+    """R9: an empty stock is rebuilt from the discard pile except its top card."""
+    g = table_at(2, round=1, hands=["2C 7D 9S", "4H 5H KC"], stock="8C", pile="QH 9H 6C 2S")
+    act(g, DRAW_STOCK)
+    events = act(g, DISCARD_CARD[C("KC")[0]])
+    assert event_types(events) == ["discard", "rebuild"]
+    assert g.rebuilds == 1 and g.pile == C("KC")
+    assert sorted(g.stock) == sorted(C("QH 9H 6C 2S"))
+    view = g.view(0)
+    assert view["stock_size"] == 4 and view["rebuilds"] == 1 and view["discard_pile"] == ["K♣"]
+    assert view["discards"] == ["Q♥", "9♥", "6♣", "2♠", "K♣"]  # the round's history is kept
+
+
+def test_R9_a_third_rebuild_ends_the_round_and_every_seat_scores_its_whole_hand():
+    """R9: if the stock would be rebuilt a third time, the round ends at once; every seat scores
+    the cards it holds (a seat that laid down scores what it kept, the goer 0)."""
+    g = table_at(3, round=1, hands=["2C 7D 9S", "4H 5H KC", "6S 6H 6D"], stock="8C",
+                 pile="QH 9H", turn=1)
+    g.rebuilds = 2
+    act(g, DRAW_STOCK)
+    events = act(g, DISCARD_CARD[C("KC")[0]])
+    end = [e.data for e in events if e.data["type"] == "round_end"][0]
+    assert end["reason"] == "cap" and end["points"] == [18, 17, 18]
+    assert end["hands"][2] == {"seat": 2, "cards": ["6♦", "6♥", "6♠"]}  # a meld in hand counts
+    assert g.round == 2 and g.rebuilds == 0
+
+    # during the last turns: the goer scores 0, the seat that laid down what it kept
+    g = table_at(3, round=1, hands=["2C 7D 9S", "4H 5H KC", "6S 6H 6D"], stock="5C 8C",
+                 pile="QH 9H", turn=2)
+    g.rebuilds = 2
+    act(g, DRAW_STOCK)                                       # 8♣
+    act(g, GO_OUT_CARD[C("8C")[0]])
+    act(g, DRAW_STOCK)                                       # seat 0 draws 5♣ — the last card
+    events = act(g, DISCARD_CARD[C("9S")[0]])
+    end = [e.data for e in events if e.data["type"] == "round_end"][0]
+    assert end["reason"] == "cap" and end["points"] == [14, 4 + 5 + 13, 0]
+
+
+def test_R9_random_games_finish_every_round():
+    """R9: with random play the cap ends the rounds nobody goes out of; a random 8-seat game of
+    11 rounds finishes (measured: about 0.2–0.3 s in-process, views built for every decision)."""
+    rec = play_match("three-thirteen", [RandomBot(s) for s in range(8)], seed=3)
+    ends = [e.data for _, e in rec.log if e.data["type"] == "round_end"]
+    assert [e["round"] for e in ends] == list(range(1, 12))
+    assert {e["reason"] for e in ends} <= {"out", "cap"}
+
+
+# ----- R10: defaults -----------------------------------------------------------------------------
+def test_R10_defaults_draw_from_the_stock_and_discard_the_highest_non_wild():
+    """R10: draw from the stock; discard the highest card that is not wild (in a last turn too);
+    the default never goes out."""
+    g = table_at(2, round=5, hands=["7S KH Jo 2C 5D 5H 5S", "AC 2C 3C 4C 5C 6C 7D"],
+                 stock="QS 9D", pile="KD")                    # 7s wild
+    assert g.turn == 1 and g.default_action(1) == DRAW_STOCK
+    act(g, DRAW_STOCK)                                       # 9♦
+    assert g.default_action(1) == DISCARD_CARD[C("9D")[0]]  # not 7♦: it is wild
+    assert GO_OUT_CARD[C("9D")[0]] in g.legal_actions(1)     # A-7♣ with 7♦ for 7♣
+    g2 = table_at(2, round=5, hands=["7S KH Jo 2C 5D 5H 5S"], stock="QS", pile="KD", turn=0,
+                  phase="discard")
+    g2.hands[0] = sorted(C("7S KH KS Jo 2C 5D 5H 5S"))
+    assert g2.default_action(0) == DISCARD_CARD[C("KS")[0]]  # the highest: K♠ above K♥
+    g3 = table_at(2, round=5, hands=["7S 7H Jo Jo"], turn=0, phase="discard")
+    assert g3.default_action(0) == DISCARD_CARD[JOKER]       # nothing but wilds: the highest
+
+
+# ----- the view -------------------------------------------------------------------------------
+def test_view_holds_the_public_table_and_nothing_hidden():
+    """The view: own hand, the discard pile and its history, stock size, every seat's hand size
+    and the cards it took from the pile and still holds, melds with who laid them, the scores by
+    round, round, wild rank, dealer, who went out and who still has a last turn, the phase, the
+    card just taken; resample_hidden(seat) leaves the view alone and re-deals the rest."""
+    g = new_game("three-thirteen", 4, 12)
+    rng = random.Random(1)
+    for _ in range(120):
+        if g.is_over():
+            break
+        seat = g.turn
+        legal = g.legal_actions(seat)
+        g.apply({seat: legal[rng.randrange(len(legal))]})
+        for s in range(4):
+            v = g.view(s)
+            assert v["hand"] == T(g.hands[s])
+            assert [x["hand_size"] for x in v["seats"]] == [len(h) for h in g.hands]
+            assert v["stock_size"] == len(g.stock) and v["discard_pile"] == T(g.pile)
+            assert v["wild_rank"] == CARD_TEXT[(g.wild - 1) * 4][:-1]
+            for x in v["seats"]:
+                assert not Counter(C(" ".join(x["taken"]) or "")) - Counter(g.hands[x["seat"]])
+            other = g.resample_hidden(s, rng)
+            assert other.view(s) == v and other.legal_actions(s) == g.legal_actions(s)
+            for t in range(4):
+                if t != s:   # the taken cards stay where they are
+                    assert not Counter(g.taken[t]) - Counter(other.hands[t])
+    assert v["round_scores"] == [{"round": r, "points": list(p), "reason": why}
+                                 for r, p, why in g.round_scores]
+
+
+def test_contract_on_mid_game_snapshots():
+    """The engine contract on copies taken mid-game, 2–8 seats: every legal action applies on a
+    copy, actions of other states raise IllegalAction, the default is legal, views and actions
+    round-trip through their protobuf messages, and resample_hidden keeps the view."""
+    from google.protobuf import json_format
+    from cardarena.v1 import three_thirteen_pb2 as pb
+
+    def roundtrip(cls, data):
+        msg = json_format.ParseDict(data, cls())
+        assert json_format.MessageToDict(msg, preserving_proto_field_name=True,
+                                         always_print_fields_with_no_presence=True) == data
+
+    for players in range(2, 9):
+        g = new_game("three-thirteen", players, 100 + players)
+        rng = random.Random(players)
+        universe = set()
+        snaps = []
+        for step in range(1500):
+            if g.is_over():
+                break
+            seat = g.turn
+            legal = g.legal_actions(seat)
+            universe.update(legal)
+            if step % 97 == 0 or (g.table and step % 3 == 0 and len(snaps) < 30):
+                snaps.append(g.copy())  # now and then, and often in the last turns
+            g.apply({seat: legal[rng.randrange(len(legal))]})
+        assert any(snap.table for snap in snaps)
+        changed = 0
+        for snap in snaps:
+            seat = snap.turn
+            legal = snap.legal_actions(seat)
+            assert snap.default_action(seat) in legal and len(set(legal)) == len(legal)
+            for a in legal:
+                snap.copy().apply({seat: a})
+                roundtrip(pb.ThreeThirteenAction, snap.action_json(a))
+            for a in [a for a in universe if a not in legal][:6]:
+                with pytest.raises(IllegalAction):
+                    snap.copy().apply({seat: a})
+            with pytest.raises(IllegalAction):
+                snap.copy().apply({(seat + 1) % players: legal[0]})
+            labels = [snap.action_label(a) for a in legal]
+            assert len(set(labels)) == len(labels)
+            for s in range(players):
+                roundtrip(pb.ThreeThirteenView, snap.view(s))
+                other = snap.resample_hidden(s, rng)
+                assert other.view(s) == snap.view(s)
+                changed += other.state_json() != snap.state_json()
+        assert changed
+
+
+# ----- a whole game, and the heuristic -----------------------------------------------------------
+def test_a_full_11_round_game():
+    """R2, R8: a whole game of 11 rounds (the heuristic against the defaults, 4 seats): 11 deals
+    of 3 … 13 cards, each round scored, totals are the sums, the lowest total wins."""
+    bots = [StrategyBot(heuristic), _default_bot, StrategyBot(heuristic), _default_bot]
+    rec = play_match("three-thirteen", bots, seed=77)
+    ends = [e.data for _, e in rec.log if e.data["type"] == "round_end"]
+    deals = [e.data for _, e in rec.log if e.data["type"] == "deal" and "upcard" in e.data]
+    assert len(ends) == 11 and [d["cards_each"] for d in deals] == list(range(3, 14))
+    totals = [sum(e["points"][s] for e in ends) for s in range(4)]
+    assert list(rec.result.scores) == totals == ends[-1]["totals"]
+    assert rec.result.places[totals.index(min(totals))] == 1
+    assert not rec.faults
+    game = ThreeThirteen(4, 0)
+    texts = [game.event_text(e.data) for _, e in rec.log]
+    assert all(texts) and not [t for t in texts if t.startswith(("lay_down:", "go_out:"))]
+
+
+def _default_bot(decision) -> int:
+    game = decision._game
+    return decision.actions.index(game.default_action(decision.seat))
+
+
+def test_heuristic_beats_random_and_the_default_clearly():
+    """The heuristic (clients/python/strategies/three_thirteen.py), full 11-round games, 2 seats
+    alternating, seeds 5000 on. Measured: against random play it won 300 of 300 games, by 334
+    points a game on average; against the R10 default 100 of 100, by 89 points a game; with 4
+    seats against 3 random ones it came first in 60 of 60. Asserted here on the first 60 games
+    against random and 16 against the default (about 3 s)."""
+    def series(make_opponent, games):
+        won, margin = 0, 0
+        for g in range(games):
+            me = g % 2
+            bots = [make_opponent(g * 10 + s) for s in range(2)]
+            bots[me] = StrategyBot(heuristic)
+            rec = play_match("three-thirteen", bots, seed=5000 + g)
+            won += rec.result.places[me] == 1 and rec.result.places[1 - me] == 2
+            margin += rec.result.scores[1 - me] - rec.result.scores[me]
+        return won, margin / games
+
+    won, margin = series(RandomBot, 60)
+    assert won >= 57 and margin > 200
+    won, margin = series(lambda _: _default_bot, 16)
+    assert won >= 13 and margin > 30
