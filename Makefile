@@ -28,3 +28,13 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) proto/gen build *.egg-info
+
+# The example bots in other languages: the Node.js helper's packages (clients/node, from its
+# package-lock.json) and the C++ bot (examples/cpp/build/random_bot; needs Debian's
+# libgrpc++-dev, protobuf-compiler-grpc and pkg-config).
+.PHONY: examples
+examples: clients/node/node_modules/.package-lock.json
+	@$(MAKE) -s -j2 -C examples/cpp
+
+clients/node/node_modules/.package-lock.json: clients/node/package.json clients/node/package-lock.json
+	cd clients/node && npm ci --no-audit --no-fund --loglevel=error

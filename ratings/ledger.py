@@ -13,7 +13,9 @@ Life of a league match
     so several processes can share one league and never play the same match twice. It ends with
     ``record_match`` (status ``finished``) or ``fail_match`` (status ``failed``, no rating
     change). A match left ``running`` by a killed process goes back to ``scheduled`` with
-    ``reset_stale``. An ad-hoc match (``cardarena play``) is made by ``create_match`` and may be
+    ``reset_stale`` (all of a league, or those claimed longer ago than a given age), one whose
+    play was interrupted cleanly (Ctrl-C) with ``release_match``, and a league's failed
+    matches with ``retry_failed``; any of them is then played again from its seed. An ad-hoc match (``cardarena play``) is made by ``create_match`` and may be
     recorded without being claimed.
 
 Recording a match
@@ -56,7 +58,7 @@ import secrets
 import threading
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from pathlib import Path
@@ -72,7 +74,7 @@ from . import rating as rules
 from .models import (
     FAILED, FINISHED, RUNNING, SCHEDULED, STATUSES, Bot, BotInfo, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
-    Seat, utcnow,
+    Seat, SeatResults, utcnow,
 )
 
 TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory)]
@@ -105,6 +107,11 @@ _LOG_INSERT = insert(MatchLog.__table__)
 BOT_NAME = re.compile(r"[^\W_][\w.\-+@:]{0,63}")
 
 SEED_MIN, SEED_MAX = -(2 ** 63), 2 ** 63 - 1
+
+#: ``progress(done, total)``: how far a long operation (recompute, check) has come.
+Progress = Callable[[int, int], None]
+#: How often (in matches) a long operation reports its progress.
+PROGRESS_EVERY = 1000
 LOG_FORMAT = 1
 
 
@@ -404,6 +411,65 @@ class Ledger:
         with self._write() as session:
             return session.execute(stmt.values(status=SCHEDULED, claimed_at=None)).rowcount
 
+    def counts(self) -> dict[str, Any]:
+        """How much the ledger holds: bots, leagues, and matches by status."""
+        with self._read() as session:
+            by_status = dict(session.execute(select(Match.status, func.count()).group_by(Match.status)).all())
+            return {"bots": session.execute(select(func.count()).select_from(Bot)).scalar() or 0,
+                    "leagues": session.execute(select(func.count()).select_from(League)).scalar() or 0,
+                    "matches": {s: by_status.get(s, 0) for s in STATUSES}}
+
+    def match_ids(self, status: str | None = None, league_id: int | None = None) -> list[int]:
+        """The ids of the matches (of a status, of a league), in id order: cheap for any ledger size."""
+        with self._read() as session:
+            q = select(Match.id)
+            if status is not None:
+                q = q.where(Match.status == _status(status))
+            if league_id is not None:
+                q = q.where(Match.league_id == league_id)
+            return list(session.exec(q.order_by(Match.id)).all())
+
+    def release_match(self, match_id: int) -> bool:
+        """``running`` → ``scheduled`` for one match whose play was interrupted (Ctrl-C), so a
+        resume plays it again from its seed; False if it was not running."""
+        with self._write() as session:
+            result = session.execute(update(Match).where(Match.id == match_id, Match.status == RUNNING)
+                                     .values(status=SCHEDULED, claimed_at=None))
+            return result.rowcount == 1
+
+    def retry_failed(self, league_id: int) -> int:
+        """Put a league's ``failed`` matches back to ``scheduled`` (they hold no result and no
+        rating); returns how many."""
+        with self._write() as session:
+            if session.get(League, league_id) is None:
+                raise LedgerError(f"no league {league_id}")
+            return session.execute(update(Match).where(Match.league_id == league_id, Match.status == FAILED)
+                                   .values(status=SCHEDULED, claimed_at=None, fail_reason=None,
+                                           finished_at=None)).rowcount
+
+    def league_results(self, league_id: int) -> list[SeatResults]:
+        """Every match of a league in schedule order with its seats' results (no logs): the
+        input of :func:`cardarena.ratings.standings.standings`."""
+        with self._read() as session:
+            if session.get(League, league_id) is None:
+                raise LedgerError(f"no league {league_id}")
+            q = (select(Match.id, Match.round, Match.index, Match.duplicate_set, Match.seed, Match.status,
+                        Seat.seat, Bot.name, Seat.score, Seat.place, Seat.faults, Seat.forfeited)
+                 .join(Seat, Seat.match_id == Match.id).join(Bot, Bot.id == Seat.bot_id)
+                 .where(Match.league_id == league_id)
+                 .order_by(Match.round, Match.index, Match.id, Seat.seat))
+            out: list[SeatResults] = []
+            for mid, rnd, idx, dup, seed, status, _seat, name, score, place, faults, forfeited in session.execute(q):
+                if not out or out[-1].match_id != mid:
+                    out.append(SeatResults(mid, rnd, idx, dup, seed, status, [], [], [], [], []))
+                r = out[-1]
+                r.bots.append(name)
+                r.scores.append(score)
+                r.places.append(place)
+                r.faults.append(faults)
+                r.forfeited.append(forfeited)
+            return out
+
     # ----------------------------------------------------------------------------- matches
 
     def create_match(self, game: str, seed: int, options: Mapping[str, Any], bots: Sequence[str],
@@ -647,11 +713,12 @@ class Ledger:
             return [RatingChange(h.seat, bot, game, h.rated, h.mu_before, h.sigma_before, h.mu, h.sigma)
                     for h in session.exec(q)]
 
-    def _replay(self, session: Session, game: str | None):
+    def _replay(self, session: Session, game: str | None, progress: Progress | None = None):
         """Rate every complete finished match again, in recording order, in memory.
 
         Returns (ratings by (bot, game) as [μ, σ, matches, wins, place sum], history rows by
-        (match, seat), the number of matches replayed).
+        (match, seat), the number of matches replayed). ``progress(done, total)`` is called now
+        and then (every :data:`PROGRESS_EVERY` matches, and at the end).
         """
         q = (select(MatchLog.seq, Match.id, Match.game, Seat.seat, Seat.bot_id, Seat.place)
              .join(Match, Match.id == MatchLog.match_id).join(Seat, Seat.match_id == Match.id)
@@ -682,25 +749,40 @@ class Ledger:
                 history[match_id, seat] = (b, g, after is not None, before[0], before[1],
                                            *(after if after is not None else before))
 
-        current_id, current_game, seats = None, None, []
+        total = 0
+        if progress is not None:
+            count = select(func.count()).select_from(MatchLog).join(Match, Match.id == MatchLog.match_id) \
+                .where(Match.status == FINISHED)
+            if game is not None:
+                count = count.where(Match.game == game)
+            total = session.execute(count).scalar() or 0
+            progress(0, total)
+        current_id, current_game, seats, seen = None, None, [], 0
         for _seq, match_id, g, seat, bot_id, place in session.execute(q.order_by(MatchLog.seq, Seat.seat)):
             if match_id != current_id:
                 if current_id is not None:
                     rate(current_id, current_game, seats)
+                    seen += 1
+                    if progress is not None and seen % PROGRESS_EVERY == 0:
+                        progress(seen, total)
                 current_id, current_game, seats = match_id, g, []
             seats.append((seat, bot_id, place))
         if current_id is not None:
             rate(current_id, current_game, seats)
+            seen += 1
+        if progress is not None:
+            progress(seen, max(total, seen))
         return state, history, replayed
 
-    def recompute(self, game: str | None = None) -> int:
+    def recompute(self, game: str | None = None, progress: Progress | None = None) -> int:
         """Rebuild ratings and rating history from the finished matches, in recording order.
 
         Returns the number of matches replayed. The numbers are exactly those stored by
-        ``record_match`` (``check`` verifies it without writing).
+        ``record_match`` (``check`` verifies it without writing). ``progress(done, total)``
+        follows the replay (the writes that follow it are one bulk insert).
         """
         with self._write() as session:
-            state, history, replayed = self._replay(session, game)
+            state, history, replayed = self._replay(session, game, progress)
             hist_delete, rating_delete = delete(RatingHistory), delete(Rating)
             if game is not None:
                 hist_delete = hist_delete.where(RatingHistory.game == game)
@@ -718,8 +800,10 @@ class Ledger:
                     for (match_id, seat), (b, g, rated, mb, sb, mu, sigma) in sorted(history.items())])
             return replayed
 
-    def check(self) -> list[str]:
-        """Every problem found in the ledger; empty when it is healthy. Writes nothing."""
+    def check(self, progress: Progress | None = None) -> list[str]:
+        """Every problem found in the ledger; empty when it is healthy. Writes nothing.
+
+        ``progress(done, total)`` follows the replay of the ratings, its long part."""
         problems: list[str] = []
         with self._read() as session:
             # Every finished match is complete: all seats placed, a log; nothing else has one.
@@ -748,7 +832,7 @@ class Ledger:
                     problems.append(f"match {match_id} is counted {n} times for {seat_counts.get(match_id, 0)} seats")
 
             # The ratings and their history are what the finished matches give, to the last bit.
-            state, history, _ = self._replay(session, None)
+            state, history, _ = self._replay(session, None, progress)
             names = dict(session.execute(select(Bot.id, Bot.name)).all())
             stored = {(r.bot_id, r.game): r for r in session.exec(select(Rating))}
             for key in sorted(stored.keys() | state.keys(), key=lambda k: (k[1], names.get(k[0], ""))):

@@ -137,6 +137,26 @@ class MatchPlan:
 
 
 @dataclass(frozen=True)
+class SeatResults:
+    """One match of a league with its seats' results, without its log (``Ledger.league_results``).
+
+    Lists are by seat; the results are ``None`` until the match is finished.
+    """
+
+    match_id: int
+    round: int | None
+    index: int | None
+    duplicate_set: int | None
+    seed: int
+    status: str
+    bots: list[str]
+    scores: list[float | None]
+    places: list[int | None]
+    faults: list[int | None]
+    forfeited: list[bool | None]
+
+
+@dataclass(frozen=True)
 class BotInfo:
     id: int
     name: str

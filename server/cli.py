@@ -35,10 +35,14 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
                   help="cardarena: a tournament server for card-game bots.")
 bot_app = typer.Typer(no_args_is_help=True, help="Register and list bots.")
 league_app = typer.Typer(no_args_is_help=True, help="Run and inspect leagues.")
-match_app = typer.Typer(no_args_is_help=True, help="List, show and export recorded matches.")
+match_app = typer.Typer(no_args_is_help=True, help="List, show, export and verify recorded matches.")
+ratings_app = typer.Typer()  # its help is the callback's docstring (the `ratings` command itself)
+ledger_app = typer.Typer(no_args_is_help=True, help="Audit the ledger.")
 app.add_typer(bot_app, name="bot")
 app.add_typer(league_app, name="league")
 app.add_typer(match_app, name="match")
+app.add_typer(ratings_app, name="ratings")
+app.add_typer(ledger_app, name="ledger")
 
 
 class CliError(Exception):
@@ -122,8 +126,16 @@ def admin_stub(server: str):
     from cardarena.v1 import admin_pb2_grpc
     token = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     if not token:
-        raise CliError("--server needs the admin token in CARDARENA_ADMIN_TOKEN")
-    channel = grpc.insecure_channel(server)
+        raise CliError("--server needs the admin token in CARDARENA_ADMIN_TOKEN (and CARDARENA_TLS_CA for a TLS server)")
+    ca = os.environ.get("CARDARENA_TLS_CA")
+    if ca:
+        try:
+            creds = grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes())
+        except OSError as e:
+            raise CliError(f"cannot read CARDARENA_TLS_CA: {e}") from None
+        channel = grpc.secure_channel(server, creds)
+    else:
+        channel = grpc.insecure_channel(server)
     return admin_pb2_grpc.AdminStub(channel), (("authorization", f"Bearer {token}"),)
 
 
@@ -208,11 +220,17 @@ def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
 
 
 # ----------------------------------------------------------------------------- ratings
-@app.command()
-def ratings(game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
+@ratings_app.callback(invoke_without_command=True)
+def ratings(ctx: typer.Context,
+            game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
             fmt: Annotated[str, typer.Option("--format", help="table, json, csv or markdown")] = "table",
             db: DbOpt = "cardarena.db", server: ServerOpt = None):
-    """The rating table: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place."""
+    """The rating table: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place.
+
+    `cardarena ratings recompute` rebuilds it from the recorded matches.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     from cardarena.ratings import RatingRow, format_ratings
     if fmt not in ("table", "json", "csv", "markdown"):
         raise typer.BadParameter("use table, json, csv or markdown", param_hint="--format")
@@ -319,73 +337,297 @@ async def _wait_connected(referee, names, running, timeout: float) -> None:
     raise CliError(f"not connected after {timeout:g} s: {', '.join(missing)}")
 
 
+TimeBankOpt = Annotated[float, typer.Option("--time-bank", help="Seconds of time bank per seat and match, "
+                                                               "drawn on when a decision takes longer than --move-time.")]
+MaxFaultsOpt = Annotated[int, typer.Option("--max-faults", help="Faults (late or invalid answers) after which a seat "
+                                                              "forfeits its match; 0: never.")]
+GraceOpt = Annotated[float, typer.Option("--grace", help="Seconds a disconnected bot has to reconnect before its "
+                                                        "seats forfeit.")]
+
+
+def check_time_control(move_time: float, time_bank: float, max_faults: int, grace: float) -> None:
+    if move_time <= 0:
+        raise typer.BadParameter("must be above 0", param_hint="--move-time")
+    if time_bank < 0:
+        raise typer.BadParameter("cannot be negative", param_hint="--time-bank")
+    if max_faults < 0:
+        raise typer.BadParameter("cannot be negative (0: never forfeit)", param_hint="--max-faults")
+    if grace < 0:
+        raise typer.BadParameter("cannot be negative", param_hint="--grace")
+
+
+def _register_bots(ledger, bots) -> None:
+    """Command bots are registered on first use; a bot without a command must be registered."""
+    from cardarena.ratings import LedgerError
+    for name, command in bots:
+        try:
+            ledger.bot(name)
+        except LedgerError:
+            if command is None:
+                raise CliError(f"no bot named {name!r}: add it with `cardarena bot add {name}` or give NAME=COMMAND") from None
+            try:
+                ledger.add_bot(name)
+            except LedgerError as e:
+                raise CliError(str(e)) from None
+
+
+def _league_bar(title: str, total: int, done: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False)
+    task = bar.add_task(title, total=total, completed=done)
+    return bar, task
+
+
+def _count_bar(title: str):
+    """A progress bar with ETA on stderr for a long ledger operation: (bar, ``update(done, total)``)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
+    task = bar.add_task(title, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+    return bar, update
+
+
+class _Interrupted(Exception):
+    """A league stopped by SIGTERM (the CLI exits with 143; Ctrl-C stays a KeyboardInterrupt, 130)."""
+
+
+def _run_league_locally(bots, game: str, db: str, log_dir: Path, move_time: float, start_timeout: float,
+                        total: int, done: int, play, state: dict):
+    """Host a referee, start the bots, wait for them, then ``play(referee, ledger, progress, stats)``
+    under a progress bar with ETA. Ctrl-C and SIGTERM leave the league resumable (league.py)."""
+    from .league import LeagueError, LeagueStats
+    names = [n for n, _ in bots]
+    stats = LeagueStats()
+
+    async def start(referee, ledger_, running):
+        loop = asyncio.get_running_loop()
+        main_task = asyncio.current_task()
+        try:
+            loop.add_signal_handler(signal.SIGTERM, main_task.cancel)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
+            pass
+        bar, task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
+        with bar:
+            def progress(league_id, done_, total_, match_id):
+                if state.get("league") is None:
+                    state["league"] = league_id
+                    bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
+                                      f"`cardarena league resume {league_id}`", markup=False)
+                state["done"] = done_
+                bar.update(task, completed=done_, total=total_, description=f"league {league_id} ({game})")
+
+            await _wait_connected(referee, names, running, start_timeout)
+            stats.started = time.monotonic()
+            return await play(referee, ledger_, progress, stats)
+
+    try:
+        result = asyncio.run(_host_and_run(bots, game, db, log_dir, start, move_time=move_time))
+    except LeagueError as e:
+        raise CliError(str(e)) from None
+    except (KeyboardInterrupt, asyncio.CancelledError) as e:
+        lid = state.get("league")
+        if lid is not None:
+            err.print(f"league {lid} stopped at {state.get('done', 0)}/{total} matches; go on with "
+                      f"`cardarena league resume {lid}`", markup=False)
+        raise KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else _Interrupted() from None
+    return result, stats
+
+
+def _after_league(ledger, league_id: int, game: str, stats) -> None:
+    """The end of `league run` and `league resume`: counts, speed, standings, ratings."""
+    from cardarena.ratings import standings
+    from cardarena.ratings.standings import format_duplicate, format_table
+    info = ledger.league(league_id)
+    c = info.counts
+    state = "finished" if info.done else "stopped"
+    line = f"league {league_id} {state}: {c['finished']} matches"
+    if c["failed"]:
+        line += f", {c['failed']} failed (`cardarena league resume {league_id} --retry-failed` plays them again)"
+    if not info.done:
+        line += f", {c['scheduled'] + c['running']} still to play"
+    out.print(line + ".", markup=False)
+    err.print(f"this run: {stats.summary()}", markup=False)
+    st = standings(ledger.league_results(league_id), info.settings.get("bots"))
+    out.print("standings (points: 1 per seat placed below, ½ per shared place):", markup=False)
+    out.print(format_table(st), markup=False)
+    if st.sets:
+        out.print("duplicate sets (one deal in every seat rotation):", markup=False)
+        out.print(format_duplicate(st, max_sets=0 if len(st.sets) <= 8 else 8), markup=False)
+    out.print(f"ratings for {game} (every match of the ledger; `cardarena league show {league_id}` for seats "
+              "and head-to-head):", markup=False)
+    _print_ratings(ledger.ratings(game))
+
+
+def _schedule_line(settings: dict, total: int) -> str:
+    kind = settings.get("schedule", "round-robin")
+    if kind == "balanced":
+        text = f"balanced schedule of {settings.get('matches')} matches"
+    else:
+        r = settings.get("rounds", 1)
+        text = f"round robin, {r} round{'s' if r != 1 else ''}, {total} matches"
+    if settings.get("duplicate"):
+        text += f", duplicate ({total // max(settings.get('seats') or 1, 1)} sets: one deal in every seat rotation)"
+    return text
+
+
 @league_app.command("run")
 def league_run(
     game: Annotated[str, typer.Option("--game", help="Game id (see `cardarena games`).")],
     bot: Annotated[list[str], typer.Option("--bot", help="NAME (a registered bot that connects itself) or NAME=COMMAND (started by the CLI). Repeat.")],
     seats: Annotated[int, typer.Option("--seats", help="Table size; 0: the game's smallest.")] = 0,
     rounds: Annotated[int, typer.Option("--rounds", help="Round-robin rounds: every group of bots plays once in every seat rotation per round.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="League seed; every match seed derives from it.")] = 0,
+    matches: Annotated[Optional[int], typer.Option("--matches", help="Instead of a round robin: a balanced schedule of N matches (every bot plays equally often, pairs meet as evenly as possible, seats rotate fairly).")] = None,
+    duplicate: Annotated[bool, typer.Option("--duplicate", help="Each group plays the same deal in every seat rotation (a duplicate set), to take luck out of comparisons.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="League seed; the schedule and every match seed derive from it.")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches played at once.")] = 4,
     move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision; a later answer is a fault and the default action is played.")] = 2.0,
+    time_bank: TimeBankOpt = 0.0,
+    max_faults: MaxFaultsOpt = 3,
+    grace: GraceOpt = 10.0,
     option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE (see `cardarena games`). Repeat.")] = None,
     server: ServerOpt = None,
     start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect.")] = 30.0,
     log_dir: Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")] = Path("logs"),
     db: DbOpt = "cardarena.db",
 ):
-    """Run a round-robin league and print the rating table."""
-    from .league import LeagueError, LeagueSpec, check_spec
+    """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
+
+    The schedule, seeds, options and each bot's command are written to the ledger before the
+    first match, so an interrupted league (Ctrl-C, a killed process, a restart) goes on with
+    `cardarena league resume ID`.
+    """
+    from .league import LeagueError, LeagueSpec, check_spec, league_plans
     check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
-    if move_time <= 0:
-        raise typer.BadParameter("must be above 0", param_hint="--move-time")
+    check_time_control(move_time, time_bank, max_faults, grace)
     names = [n for n, _ in bots]
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
-                      move_seconds=move_time, options=options, start_timeout=start_timeout)
+                      move_seconds=move_time, options=options, start_timeout=start_timeout,
+                      bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace, matches=matches,
+                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd())
     try:
         spec = check_spec(spec)
-        from .league import round_robin
-        total = len(round_robin(spec.bots, spec.seats, spec.rounds, spec.seed))
+        if server:
+            if matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0:
+                raise CliError("--matches, --duplicate, --time-bank, --max-faults and --grace need a local "
+                               "league (without --server) for now")
+            return _league_remote(server, spec, bots, log_dir)
+        plans = league_plans(spec)
     except LeagueError as e:
         raise CliError(str(e)) from None
-    if server:
-        return _league_remote(server, spec, bots, log_dir)
+    from .schedule import describe
+    total = len(plans)
+    plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
     ledger = open_ledger(db)
-    for name, command in bots:
-        if command is None:
-            try:
-                ledger.bot(name)
-            except Exception:
-                raise CliError(f"no bot named {name!r}: add it with `cardarena bot add {name}` or give NAME=COMMAND") from None
-        else:
-            try:
-                ledger.bot(name)
-            except Exception:
-                ledger.add_bot(name)
+    _register_bots(ledger, bots)
     league_log = log_dir / time.strftime("league-%Y%m%d-%H%M%S")
-    err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {total} matches; bot logs in {league_log}")
+    settings = {"schedule": "balanced" if matches is not None else "round-robin", "rounds": rounds,
+                "matches": matches, "duplicate": duplicate, "seats": spec.seats}
+    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
+    err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
+              f"; {each}; bot logs in {league_log}", markup=False)
 
-    async def start(referee, ledger_, running):
+    async def play(referee, ledger_, progress, stats):
         from .league import run_league
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False) as bar:
-            task = bar.add_task(f"league {game}", total=total)
+        return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans)
 
-            def progress(league_id, done, total_, match_id):
-                bar.update(task, completed=done, total=total_, description=f"league {league_id} ({game})")
-
-            await _wait_connected(referee, names, running, start_timeout)
-            return await run_league(referee, ledger_, spec, progress=progress)
-
+    state: dict = {}
     try:
-        league_id = asyncio.run(_host_and_run(bots, game, db, league_log, start, move_time=move_time))
-    except LeagueError as e:
+        league_id, stats = _run_league_locally(bots, game, db, league_log, move_time, start_timeout, total, 0,
+                                               play, state)
+    except _Interrupted:
+        raise typer.Exit(143)
+    _after_league(ledger, league_id, game, stats)
+
+
+@league_app.command("resume")
+def league_resume(
+    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches played at once (default: as the league was run).")] = None,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also play the league's failed matches again.")] = False,
+    stale_after: Annotated[Optional[float], typer.Option("--stale-after", help="Replay only running matches claimed more than this many seconds ago (when another process may still be playing the league). Default: every running match, its process being gone.")] = None,
+    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect.")] = 30.0,
+    log_dir: Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")] = Path("logs"),
+    db: DbOpt = "cardarena.db",
+):
+    """Go on with an interrupted league: replay its interrupted matches from their seeds, play the rest.
+
+    The bots are started again with the commands the league recorded (from the folder it was
+    started in), unless --bot gives a new command. No match is lost, played twice, or counted
+    twice in the ratings.
+    """
+    from cardarena.ratings import LedgerError
+    ledger = open_ledger(db)
+    try:
+        info = ledger.league(league_id)
+    except LedgerError as e:
         raise CliError(str(e)) from None
-    out.print(f"league {league_id} finished: {total} matches. Ratings for {game}:")
-    _print_ratings(ledger.ratings(game))
+    settings = info.settings
+    names = list(settings.get("bots") or [])
+    if not names:
+        raise CliError(f"league {league_id} does not record its bots; it cannot be resumed")
+    if concurrency is not None and concurrency < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--concurrency")
+    overrides = dict(parse_bots(bot)) if bot else {}
+    strangers = sorted(set(overrides) - set(names))
+    if strangers:
+        raise typer.BadParameter(f"league {league_id} has no bot {strangers[0]!r} (its bots: {', '.join(names)})",
+                                 param_hint="--bot")
+    stored = settings.get("commands") or {}
+    workdir = settings.get("workdir")
+    bots = []
+    for name in names:
+        if name in overrides:
+            bots.append((name, overrides[name]))
+        elif name in stored:
+            command = stored[name]
+            if command and workdir and Path(workdir) != Path.cwd():
+                if not Path(workdir).is_dir():
+                    raise CliError(f"league {league_id} ran its bots from {workdir}, which is gone; "
+                                   f"give --bot {name}=COMMAND")
+                # run the recorded command from the recorded folder ("python" is this interpreter)
+                import shlex
+                command = "sh -c " + shlex.quote(f"cd {shlex.quote(workdir)} && exec {shlex.join(procs.command_argv(command))}")
+            bots.append((name, command))
+        else:
+            raise CliError(f"league {league_id} does not record how to start bot {name!r}: give --bot {name}=COMMAND "
+                           f"(or --bot {name} for a registered bot that connects itself)")
+    c = info.counts
+    redo = c["running"] + (c["failed"] if retry_failed else 0)
+    if c["scheduled"] == 0 and redo == 0:
+        out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
+                  "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
+                  markup=False)
+        return
+    _register_bots(ledger, bots)
+    from .league import settings_time_control
+    from .referee import TimeControl
+    tc = settings_time_control(settings, TimeControl())
+    total = info.total
+    done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
+    league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
+              f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
+              + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
+
+    async def play(referee, ledger_, progress, stats):
+        from .league import resume_league
+        return await resume_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
+                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed)
+
+    state: dict = {"league": league_id}
+    try:
+        _, stats = _run_league_locally(bots, info.game, db, league_log, tc.move_seconds, start_timeout, total, done,
+                                       play, state)
+    except _Interrupted:
+        raise typer.Exit(143)
+    _after_league(ledger, league_id, info.game, stats)
 
 
 def _league_remote(server: str, spec, bots, log_dir: Path):
@@ -427,10 +669,81 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
 
 @league_app.command("list")
 def league_list(db: DbOpt = "cardarena.db"):
-    """List the leagues with their progress."""
+    """The leagues: game, schedule, bots, progress (finished/total, failed, interrupted), state."""
+    from cardarena.ratings.standings import text_table
+    rows = []
     for lg in open_ledger(db).leagues():
-        done = lg.counts.get("finished", 0)
-        print(f"{lg.id}\t{lg.game}\t{done}/{lg.total} finished\t{lg.created_at.isoformat(timespec='seconds')}")
+        s, c = lg.settings, lg.counts
+        kind = "balanced" if s.get("schedule") == "balanced" else f"round robin ×{s.get('rounds', 1)}"
+        if s.get("duplicate"):
+            kind += ", duplicate"
+        if lg.done:
+            state = "complete"
+        else:
+            state = f"open: {c['running']} running, {c['scheduled']} scheduled"
+        rows.append([str(lg.id), lg.game, kind, str(len(s.get("bots") or [])), str(s.get("seats", "")),
+                     f"{c['finished']}/{lg.total}", str(c["failed"]), state,
+                     lg.created_at.isoformat(timespec="seconds")])
+    if not rows:
+        out.print("(no leagues yet: `cardarena league run`)", markup=False)
+        return
+    out.print(text_table(["id", "game", "schedule", "bots", "seats", "finished", "failed", "state", "created"], rows,
+                         [True, False, False, True, True, True, True, False, False]), markup=False)
+
+
+@league_app.command("show")
+def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+                fmt: Annotated[str, typer.Option("--format", help="table or json")] = "table",
+                sets: Annotated[int, typer.Option("--sets", help="Duplicate sets to list one by one (0: all).")] = 20,
+                db: DbOpt = "cardarena.db"):
+    """A league: settings, progress, standings (points, places with 95% intervals, per-seat results),
+    head-to-head, and for a duplicate league the results per set."""
+    from cardarena.ratings import LedgerError, standings
+    from cardarena.ratings.standings import format_duplicate, format_head_to_head, format_seats, format_table
+    if fmt not in ("table", "json"):
+        raise typer.BadParameter("use table or json", param_hint="--format")
+    ledger = open_ledger(db)
+    try:
+        info = ledger.league(league_id)
+        results = ledger.league_results(league_id)
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+    s = info.settings
+    st = standings(results, s.get("bots"))
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"league": info.to_json(), "standings": st.to_json()}, ensure_ascii=False,
+                                    indent=1) + "\n")
+        return
+    c = info.counts
+    lines = [f"league {info.id}: {info.game}, {len(s.get('bots') or [])} bots, tables of {s.get('seats')}, "
+             f"{_schedule_line(s, info.total)}, seed {s.get('seed')}"]
+    if info.options:
+        lines.append("options: " + ", ".join(f"{k}={v!r}" for k, v in info.options.items()))
+    if "move_seconds" in s:
+        faults = s.get("max_faults")
+        lines.append(f"time: {s.get('move_seconds'):g} s per decision, bank {s.get('bank_seconds', 0):g} s, "
+                     + (f"forfeit after {faults} faults" if faults else "no forfeit for faults")
+                     + (f", reconnect grace {s['grace_seconds']:g} s" if s.get("grace_seconds") is not None else ""))
+    commands = s.get("commands") or {}
+    lines.append("bots: " + ", ".join(f"{b} ({commands.get(b) or 'connects itself'})" for b in s.get("bots") or []))
+    progress = f"progress: {c['finished']}/{info.total} finished, {c['failed']} failed, {c['running']} running, {c['scheduled']} scheduled"
+    if not info.done:
+        progress += f" (interrupted or in progress: `cardarena league resume {info.id}` goes on)"
+    lines.append(progress)
+    lines.append(f"created {info.created_at.isoformat(timespec='seconds')}")
+    out.print("\n".join(lines) + "\n", markup=False)
+    out.print("standings (points: 1 per seat placed below, ½ per shared place; mean place with its 95% interval):",
+              markup=False)
+    out.print(format_table(st), markup=False)
+    out.print("mean place by seat (matches):", markup=False)
+    out.print(format_seats(st), markup=False)
+    out.print("head-to-head (row bot placed above-below-level with column bot, in the matches where both sat):",
+              markup=False)
+    out.print(format_head_to_head(st), markup=False)
+    if st.sets:
+        out.print("duplicate sets (one deal in every seat rotation; a set ranks its bots by mean place once complete):",
+                  markup=False)
+        out.print(format_duplicate(st, max_sets=sets), markup=False)
 
 
 # ----------------------------------------------------------------------------- matches
@@ -492,9 +805,108 @@ def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `card
 
 @match_app.command("export")
 def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db: DbOpt = "cardarena.db"):
-    """A recorded match as JSON: seats, seed, options, steps, result and the omniscient event log."""
+    """A recorded match as JSON: seats, seed, options, schedule place, steps, result, faults, rating
+    changes and the omniscient event log (each event with the seats that saw it; null: everyone)."""
     m = _load_match(db, match_id)
     sys.stdout.write(json.dumps(m.to_json(), ensure_ascii=False, indent=1) + "\n")
+
+
+@match_app.command("verify")
+def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match id; or give --league.")] = None,
+                 league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
+                 db: DbOpt = "cardarena.db"):
+    """Replay a recorded match from its seed and steps and check the recorded events and result."""
+    from cardarena.ratings import LedgerError
+    from .league import LeagueError, verify_match
+    if (match_id is None) == (league is None):
+        raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
+    ledger = open_ledger(db)
+    if match_id is not None:
+        m = _load_match(db, match_id)
+        try:
+            problems = verify_match(m)
+        except LeagueError as e:
+            raise CliError(str(e)) from None
+        if problems:
+            for p in problems:
+                out.print(f"match {m.id}: {p}", markup=False)
+            raise CliError(f"match {m.id} does not verify: {len(problems)} difference{'s' if len(problems) > 1 else ''}")
+        out.print(f"match {m.id} verified: seed {m.seed} and its {len(m.steps)} steps replay the {len(m.events)} "
+                  f"recorded events and the result (places {' '.join(map(str, m.places))}) exactly", markup=False)
+        return
+    try:
+        ids = [m.id for m in ledger.league_matches(league, "finished")]
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+    bad = 0
+    bar, update = _count_bar(f"verifying league {league}")
+    with bar:
+        for k, mid in enumerate(ids):
+            problems = verify_match(ledger.match(mid))
+            if problems:
+                bad += 1
+                for p in problems:
+                    out.print(f"match {mid}: {p}", markup=False)
+            update(k + 1, len(ids))
+    if bad:
+        raise CliError(f"league {league}: {bad} of {len(ids)} finished matches do not verify")
+    out.print(f"league {league}: all {len(ids)} finished matches verified (their seeds and steps replay the recorded "
+              "events and results exactly)", markup=False)
+
+
+# ----------------------------------------------------------------------------- ratings recompute, ledger check
+@ratings_app.command("recompute")
+def ratings_recompute(game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
+                      db: DbOpt = "cardarena.db"):
+    """Rebuild the ratings and their history from the recorded matches, in recording order."""
+    if game:
+        check_game(game)
+    ledger = open_ledger(db)
+    before = {(r.game, r.bot): (r.mu, r.sigma, r.matches) for r in ledger.ratings(game)}
+    t = time.perf_counter()
+    bar, update = _count_bar("replaying the matches")
+    with bar:
+        replayed = ledger.recompute(game, progress=update)
+    after = {(r.game, r.bot): (r.mu, r.sigma, r.matches) for r in ledger.ratings(game)}
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    scope = f"{game}" if game else "every game"
+    verdict = ("the stored ratings were already exact" if not changed else
+               f"{len(changed)} rating{'s' if len(changed) > 1 else ''} changed: "
+               + ", ".join(f"{b} in {g}" for g, b in changed[:10]) + (" …" if len(changed) > 10 else ""))
+    out.print(f"ratings of {scope} recomputed from {replayed} matches in {time.perf_counter() - t:.1f} s; {verdict}",
+              markup=False)
+
+
+@ledger_app.command("check")
+def ledger_check(replay: Annotated[bool, typer.Option("--replay", help="Also replay every finished match from its seed and steps (`match verify` for all).")] = False,
+                 db: DbOpt = "cardarena.db"):
+    """Check the ledger: every finished match complete, nothing counted twice, every rating and its
+    history equal to their recomputation (and with --replay, every match log). Exit 1 on problems."""
+    from .league import verify_match
+    ledger = open_ledger(db)
+    counts = ledger.counts()
+    bar, update = _count_bar("checking the ratings")
+    with bar:
+        problems = ledger.check(progress=update)
+    replayed = 0
+    if replay:
+        ids = ledger.match_ids("finished")
+        bar, update = _count_bar("replaying the matches")
+        with bar:
+            for k, mid in enumerate(ids):
+                problems += [f"match {mid}: {p}" for p in verify_match(ledger.match(mid))]
+                replayed += 1
+                update(k + 1, len(ids))
+    m = counts["matches"]
+    summary = (f"{sum(m.values())} matches ({m['finished']} finished, {m['failed']} failed, {m['running']} running, "
+               f"{m['scheduled']} scheduled), {counts['bots']} bots, {counts['leagues']} league{'s' if counts['leagues'] != 1 else ''}")
+    if problems:
+        for p in problems:
+            out.print(p, markup=False)
+        raise CliError(f"the ledger has {len(problems)} problem{'s' if len(problems) > 1 else ''} ({summary})")
+    out.print(f"ledger OK: {summary}; every finished match is complete and counted once, every rating and its "
+              "history equal their recomputation" + (f", all {replayed} finished matches replay exactly" if replay else ""),
+              markup=False)
 
 
 # ----------------------------------------------------------------------------- play
@@ -505,6 +917,9 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE.")] = None,
          seat: Annotated[Optional[int], typer.Option("--seat", help="Print only what this seat sees.")] = None,
          move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
+         time_bank: TimeBankOpt = 0.0,
+         max_faults: MaxFaultsOpt = 3,
+         grace: GraceOpt = 10.0,
          record: Annotated[bool, typer.Option("--record", help="Record the match and its ratings in the ledger.")] = False,
          log_dir: Annotated[Path, typer.Option("--log-dir")] = Path("logs"),
          db: DbOpt = "cardarena.db"):
@@ -517,6 +932,9 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         raise typer.BadParameter(f"{game} is for {cls.min_players}–{cls.max_players} players; {len(bots)} bots given", param_hint="--bot")
     if seat is not None and not 0 <= seat < len(bots):
         raise typer.BadParameter(f"seats are 0–{len(bots) - 1}", param_hint="--seat")
+    check_time_control(move_time, time_bank, max_faults, grace)
+    from .referee import TimeControl
+    tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace)
     try:
         cls.parse_options(options)
     except GameError as e:
@@ -544,7 +962,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
                 if seat is None or ev.visible_to(seat):
                     out.print(f"[{len(match.steps):>4}] {match.game.event_text(ev.data)}", markup=False)
 
-        outcome = await referee.play(game, names, seed, options, match_id, on_events=show)
+        outcome = await referee.play(game, names, seed, options, match_id, time_control=tc, on_events=show)
         if record:
             ledger.claim_match(int(match_id))
             ledger.record_match(int(match_id), scores=list(outcome.result.scores), places=list(outcome.result.places),
@@ -580,6 +998,12 @@ def demo(db: DbOpt = "cardarena-demo.db",
     league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4, move_time=2.0,
                option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db)
     out.print(f"see a match: cardarena match list --db {db}; cardarena match show ID --db {db}")
+
+
+# ----------------------------------------------------------------------------- bridge
+from . import bridge  # noqa: E402  (the stdin/stdout bridge command lives beside its logic)
+
+bridge.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -1,27 +1,56 @@
-"""Leagues: a round-robin schedule written to the ledger before play, then played concurrently.
+"""Leagues: a schedule written to the ledger before play, played concurrently, resumable.
 
-Schedule (round robin): for every round, every group of ``seats`` bots (combinations of the
-bots, in the order given) plays once in every seat rotation: the group (a, b, c) plays as
-(a, b, c), (b, c, a) and (c, a, b). With B bots and K seats that is C(B, K) × K matches per
-round. Each match's seed is derived from the league seed, the round and the match's index, so a
-league is reproducible from its seed.
+Schedules (:mod:`cardarena.server.schedule`): a round robin of ``rounds`` rounds (every group of
+K bots in every seat rotation), or a balanced schedule of ``matches`` matches; either in
+duplicate mode, where each group plays one deal in all K seat rotations (a duplicate set).
 
-The whole schedule is written to the ledger first; then matches are claimed one by one
-(scheduled → running, atomically) and recorded with their rating update in one transaction.
+Life of a league
+    1. :func:`run_league` checks the spec, makes the schedule and writes the league (game,
+       options, settings) and *every* match with its seat order and seed to the ledger in one
+       transaction, before any match is played. The settings hold everything needed to go on
+       later: schedule kind, rounds or matches, duplicate, seed, table size, the time control,
+       concurrency, and each bot's command (``None`` for a registered bot that connects by
+       itself) with the folder it was started from.
+    2. It waits up to ``start_timeout`` for the bots to connect; a bot still missing then is
+       marked absent (``Referee.mark_absent``): its seats forfeit at once until it connects, and
+       the league goes on. (``cardarena league run`` stops with an error before scheduling
+       anything if a bot it started itself does not connect.)
+    3. :func:`play_league` claims the scheduled matches one by one (``scheduled → running``,
+       atomically, so several processes can share a league), plays up to ``concurrency`` at
+       once, and records each with its rating update in one transaction.
+    4. Interrupted: a match being played when the process is stopped cleanly (Ctrl-C, SIGTERM
+       in the CLI) is put back to ``scheduled`` (``Ledger.release_match``); a process killed
+       outright (SIGKILL, a power cut) leaves its matches ``running``, and a match whose record
+       transaction did not commit is not recorded at all. Nothing half-written survives: the
+       record is one transaction.
+    5. :func:`resume_league` puts the league's ``running`` matches back to ``scheduled``
+       (``Ledger.reset_stale``; by default all of them, as the process that claimed them is
+       gone; with ``stale_after`` only those claimed longer ago), optionally its failed matches
+       too, and plays what is scheduled, each from its recorded seed. A finished match is never
+       played again, and a match cannot be recorded twice (``record_match`` refuses; a second
+       process that loses that race skips its copy), so no match is lost, repeated, or counted
+       twice in the ratings.
+
+A match whose play raises (a bug, not a bot's misbehaviour, which the referee turns into faults)
+is recorded as ``failed`` with the reason, and the league goes on; ``league resume --retry-failed``
+plays failed matches again.
+
+Audits: :func:`verify_match` replays a recorded match from its seed and steps and compares the
+events and the result with what the ledger holds (``cardarena match verify``).
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import itertools
+import json
 import logging
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .games import get
 from .referee import Referee, TimeControl
-
+from .schedule import ScheduleError, derive_seed, make_schedule, round_robin  # noqa: F401  (re-exported)
 
 log = logging.getLogger("cardarena.league")
 
@@ -44,32 +73,10 @@ class LeagueSpec:
     bank_seconds: float | None = None
     max_faults: int | None = None
     grace_seconds: float | None = None
-
-
-def derive_seed(seed: int, *parts: int) -> int:
-    """A 63-bit match seed from the league seed and the match's place in the schedule."""
-    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int):
-    """The match plans of a round robin (see the module docstring)."""
-    from cardarena.ratings import MatchPlan
-
-    if len(set(bots)) != len(bots):
-        raise LeagueError("a bot is named twice")
-    if len(bots) < seats:
-        raise LeagueError(f"tables of {seats} need at least {seats} bots; {len(bots)} given")
-    plans = []
-    index = 0
-    for rnd in range(rounds):
-        for group in itertools.combinations(bots, seats):
-            for k in range(seats):
-                order = list(group[k:] + group[:k])
-                plans.append(MatchPlan(round=rnd, index=index, seed=derive_seed(seed, rnd, index),
-                                       bots=order, duplicate_set=None))
-                index += 1
-    return plans
+    matches: int | None = None       # a balanced schedule of this many matches (else a round robin)
+    duplicate: bool = False          # each group plays one deal in every seat rotation
+    commands: dict[str, str | None] = field(default_factory=dict)  # bot → command, kept for resume
+    workdir: str | None = None       # the folder the commands are run from
 
 
 def check_spec(spec: LeagueSpec) -> LeagueSpec:
@@ -81,54 +88,176 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
     seats = spec.seats or cls.min_players
     if not cls.min_players <= seats <= cls.max_players:
         raise LeagueError(f"{spec.game} is for {cls.min_players}–{cls.max_players} players, not {seats}")
+    if len(set(spec.bots)) != len(spec.bots):
+        raise LeagueError("a bot is named twice")
+    if len(spec.bots) < seats:
+        raise LeagueError(f"tables of {seats} need at least {seats} bots; {len(spec.bots)} given")
     if spec.rounds < 1:
         raise LeagueError("rounds must be at least 1")
+    if spec.matches is not None:
+        if spec.rounds != 1:
+            raise LeagueError("give --rounds (a round robin) or --matches (a balanced schedule), not both")
+        if spec.matches < 1:
+            raise LeagueError("--matches must be at least 1")
+        if spec.duplicate and spec.matches % seats:
+            raise LeagueError(f"with --duplicate each deal is played in all {seats} seat rotations: "
+                              f"give --matches a multiple of {seats}, not {spec.matches}")
     if spec.concurrency < 1:
         raise LeagueError("concurrency must be at least 1")
+    for name, value in (("move time", spec.move_seconds), ("time bank", spec.bank_seconds),
+                        ("grace", spec.grace_seconds)):
+        if value is not None and value < 0:
+            raise LeagueError(f"the {name} cannot be negative")
+    if spec.move_seconds is not None and spec.move_seconds == 0:
+        raise LeagueError("the move time must be above 0")
+    if spec.max_faults is not None and spec.max_faults < 0:
+        raise LeagueError("max faults cannot be negative (0: never forfeit)")
     try:
         options = cls.parse_options(spec.options)
     except ValueError as e:
         raise LeagueError(str(e)) from None
     return LeagueSpec(spec.game, list(spec.bots), seats, spec.rounds, spec.seed, spec.concurrency,
                       spec.move_seconds, options, spec.start_timeout, spec.bank_seconds, spec.max_faults,
-                      spec.grace_seconds)
+                      spec.grace_seconds, spec.matches, spec.duplicate, dict(spec.commands), spec.workdir)
+
+
+def league_plans(spec: LeagueSpec):
+    """The schedule of a checked spec (a list of MatchPlan)."""
+    try:
+        return make_schedule(spec.bots, spec.seats, spec.seed, spec.rounds, spec.matches, spec.duplicate)
+    except ScheduleError as e:
+        raise LeagueError(str(e)) from None
+
+
+def time_control(spec: LeagueSpec, base: TimeControl) -> TimeControl:
+    """The spec's time control, the referee's ``base`` filling what the spec leaves open."""
+    return TimeControl(
+        move_seconds=spec.move_seconds or base.move_seconds,
+        bank_seconds=base.bank_seconds if spec.bank_seconds is None else spec.bank_seconds,
+        max_faults=base.max_faults if spec.max_faults is None else spec.max_faults,
+        grace_seconds=base.grace_seconds if spec.grace_seconds is None else spec.grace_seconds)
+
+
+def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
+    """What the ledger keeps of a league beside its game and options (module docstring, 1)."""
+    return {"seats": spec.seats, "rounds": spec.rounds, "matches": spec.matches, "duplicate": spec.duplicate,
+            "seed": spec.seed, "bots": list(spec.bots),
+            "schedule": "balanced" if spec.matches is not None else "round-robin",
+            "move_seconds": tc.move_seconds, "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults,
+            "grace_seconds": tc.grace_seconds, "concurrency": spec.concurrency,
+            "commands": {b: spec.commands.get(b) for b in spec.bots},
+            "workdir": spec.workdir or os.getcwd()}
+
+
+def settings_time_control(settings: dict, base: TimeControl) -> TimeControl:
+    """The time control a league was scheduled with (its settings), ``base`` for what is missing."""
+    return TimeControl(
+        move_seconds=settings.get("move_seconds") or base.move_seconds,
+        bank_seconds=settings.get("bank_seconds", base.bank_seconds),
+        max_faults=settings.get("max_faults", base.max_faults),
+        grace_seconds=settings.get("grace_seconds", base.grace_seconds))
 
 
 Progress = Callable[[int, int, int, int | None], None]
 
 
-async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progress | None = None) -> int:
+@dataclass
+class LeagueStats:
+    """What one process did for a league: for the CLI's summary line and bench/league.py."""
+
+    played: int = 0          # matches played and recorded by this process
+    failed: int = 0          # matches that raised (recorded as failed)
+    skipped: int = 0         # played, but recorded meanwhile by another process (not counted again)
+    decisions: int = 0       # decisions asked of bots in the recorded matches
+    record_seconds: list[float] = field(default_factory=list)  # time of each record_match
+    started: float = field(default_factory=time.monotonic)
+    first_failure: str = ""
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def summary(self) -> str:
+        t = self.elapsed
+        rec = sorted(self.record_seconds)
+        line = (f"{self.played} matches in {t:.1f} s: {self.played / t:.2f} matches/s, "
+                f"{self.decisions / t:.0f} decisions/s" if t > 0 else f"{self.played} matches")
+        if rec:
+            line += f"; recording a match: median {rec[len(rec) // 2] * 1000:.1f} ms"
+        if self.failed:
+            line += f"; {self.failed} failed ({self.first_failure})"
+        return line
+
+
+async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progress | None = None,
+                     stats: LeagueStats | None = None, plans=None) -> int:
     """Schedule a league in the ledger, wait for its bots, play it; returns the league id."""
     spec = check_spec(spec)
-    plans = round_robin(spec.bots, spec.seats, spec.rounds, spec.seed)
-    base = referee.time_control
-    tc = TimeControl(
-        move_seconds=spec.move_seconds or base.move_seconds,
-        bank_seconds=base.bank_seconds if spec.bank_seconds is None else spec.bank_seconds,
-        max_faults=base.max_faults if spec.max_faults is None else spec.max_faults,
-        grace_seconds=base.grace_seconds if spec.grace_seconds is None else spec.grace_seconds)
-    settings = {"seats": spec.seats, "rounds": spec.rounds, "seed": spec.seed, "bots": spec.bots,
-                "schedule": "round-robin", "move_seconds": tc.move_seconds,
-                "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults, "grace_seconds": tc.grace_seconds}
-    league_id = await asyncio.to_thread(ledger.create_league, spec.game, spec.options, settings, plans)
-    missing = await referee.wait_for_bots(spec.bots, spec.start_timeout)
-    for bot in missing:  # a league never waits forever: their seats forfeit until they connect
-        log.warning("league %s: %s not connected after %g s; its seats forfeit", league_id, bot, spec.start_timeout)
-        referee.mark_absent(bot)
-    await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress)
+    plans = plans if plans is not None else league_plans(spec)
+    tc = time_control(spec, referee.time_control)
+    league_id = await asyncio.to_thread(ledger.create_league, spec.game, spec.options,
+                                        league_settings(spec, tc), plans)
+    await _wait_or_mark_absent(referee, league_id, spec.bots, spec.start_timeout)
+    await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress, stats)
     return league_id
 
 
+async def _wait_or_mark_absent(referee: Referee, league_id: int, bots, timeout: float) -> None:
+    """Wait for the league's bots; those still missing at the timeout are marked away for good,
+    so the referee forfeits their seats at once (until they connect) and the league goes on."""
+    missing = await referee.wait_for_bots(bots, timeout)
+    for bot in missing:
+        log.warning("league %s: bot %s not connected after %g s: its seats forfeit", league_id, bot, timeout)
+        referee.mark_absent(bot)
+
+
+def prepare_resume(ledger, league_id: int, stale_after: float | None = None, retry_failed: bool = False) -> tuple[int, int]:
+    """Put a league's interrupted matches (and, if asked, failed ones) back to ``scheduled``.
+
+    Returns (running matches reset, failed matches rescheduled).
+    """
+    reset = ledger.reset_stale(league_id, older_than_s=stale_after)
+    retried = ledger.retry_failed(league_id) if retry_failed else 0
+    return reset, retried
+
+
+async def resume_league(referee: Referee, ledger, league_id: int, concurrency: int | None = None,
+                        progress: Progress | None = None, stats: LeagueStats | None = None,
+                        start_timeout: float = 30.0, stale_after: float | None = None,
+                        retry_failed: bool = False) -> int:
+    """Go on with an interrupted league (module docstring, 5); returns how many matches it played."""
+    info = await asyncio.to_thread(ledger.league, league_id)
+    await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
+    tc = settings_time_control(info.settings, referee.time_control)
+    bots = info.settings.get("bots") or []
+    await _wait_or_mark_absent(referee, league_id, bots, start_timeout)
+    j = concurrency or info.settings.get("concurrency") or 4
+    return await play_league(referee, ledger, league_id, info.game, info.options, tc, j, progress, stats)
+
+
 async def play_league(referee: Referee, ledger, league_id: int, game: str, options: dict,
-                      tc: TimeControl, concurrency: int, progress: Progress | None = None) -> int:
+                      tc: TimeControl, concurrency: int, progress: Progress | None = None,
+                      stats: LeagueStats | None = None) -> int:
     """Play every scheduled match of a league, ``concurrency`` at a time; returns how many."""
+    from cardarena.ratings import LedgerError
+
+    stats = stats if stats is not None else LeagueStats()
     todo = await asyncio.to_thread(ledger.league_matches, league_id, "scheduled")
-    total = len(await asyncio.to_thread(ledger.league_matches, league_id))
-    done = total - len(todo)
+    info = await asyncio.to_thread(ledger.league, league_id)
+    total = info.total
+    done = info.counts["finished"] + info.counts["failed"]
     sem = asyncio.Semaphore(concurrency)
     played = 0
     if progress:
         progress(league_id, done, total, None)
+
+    def record(m, out, t0: float) -> None:
+        t = time.perf_counter()
+        ledger.record_match(m.id, scores=list(out.result.scores), places=list(out.result.places),
+                            faults=out.faults, forfeited=out.forfeited, steps=out.steps, events=out.events,
+                            result_details={"faults": [f.to_json() for f in out.fault_log]},
+                            duration_s=time.monotonic() - t0)
+        stats.record_seconds.append(time.perf_counter() - t)
 
     async def one(m) -> None:
         nonlocal done, played
@@ -138,14 +267,28 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
             t0 = time.monotonic()
             try:
                 out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
-            except BaseException as e:
-                await asyncio.to_thread(ledger.fail_match, m.id, f"{type(e).__name__}: {e}")
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                # stopped cleanly: the match goes back to the schedule, to be played again on resume
+                ledger.release_match(m.id)
                 raise
-            await asyncio.to_thread(
-                ledger.record_match, m.id, scores=list(out.result.scores), places=list(out.result.places),
-                faults=out.faults, forfeited=out.forfeited, steps=out.steps, events=out.events,
-                result_details={"faults": [f.to_json() for f in out.fault_log]},
-                duration_s=time.monotonic() - t0)
+            except Exception as e:
+                reason = f"{type(e).__name__}: {e}"
+                log.exception("league %s match %s failed", league_id, m.id)
+                await asyncio.to_thread(ledger.fail_match, m.id, reason)
+                stats.failed += 1
+                stats.first_failure = stats.first_failure or f"match {m.id}: {reason}"
+                done += 1
+                if progress:
+                    progress(league_id, done, total, m.id)
+                return
+            try:
+                await asyncio.to_thread(record, m, out, t0)
+            except LedgerError as e:  # recorded meanwhile by another process: counted once, there
+                log.warning("league %s match %s: %s", league_id, m.id, e)
+                stats.skipped += 1
+                return
+            stats.decisions += out.decisions
+            stats.played += 1
             done += 1
             played += 1
             if progress:
@@ -153,3 +296,57 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
 
     await asyncio.gather(*(one(m) for m in todo))
     return played
+
+
+# ----------------------------------------------------------------------------- audits
+
+
+def _plain(value):
+    """JSON as the ledger stores it (tuples as lists, sets as sorted lists)."""
+    from cardarena.ratings.ledger import _jsonable
+    return json.loads(json.dumps(value, default=_jsonable))
+
+
+def verify_match(m) -> list[str]:
+    """Replay a recorded match (a MatchDetail) from its seed and steps; every difference found
+    between the replay and the recorded events and result. Empty: the record is exact."""
+    from .match import Match
+    from .referee import place_forfeits_last
+
+    if m.status != "finished":
+        raise LeagueError(f"match {m.id} is {m.status}; only a finished match can be verified")
+    problems: list[str] = []
+    try:
+        match = Match(m.game, len(m.bots), m.seed, m.options, str(m.id))
+    except Exception as e:
+        return [f"the game cannot be set up from the recorded seed and options: {type(e).__name__}: {e}"]
+    for i, choices in enumerate(m.steps):
+        if match.is_over():
+            problems.append(f"the game is over after step {i}, but {len(m.steps)} steps are recorded")
+            break
+        try:
+            match.step({int(s): int(c) for s, c in choices.items()})
+        except Exception as e:
+            problems.append(f"step {i + 1} does not replay: {type(e).__name__}: {e}")
+            return problems
+    if not problems and not match.is_over():
+        problems.append(f"the game is not over after the {len(m.steps)} recorded steps")
+    replayed = _plain([{"step": step, "seats": None if ev.seats is None else sorted(ev.seats), "data": ev.data}
+                       for step, ev in match.log])
+    recorded = m.events
+    if len(replayed) != len(recorded):
+        problems.append(f"{len(recorded)} events are recorded, the replay makes {len(replayed)}")
+    for k, (want, have) in enumerate(zip(replayed, recorded)):
+        if want != have:
+            problems.append(f"event {k} (step {have.get('step')}) differs: recorded {json.dumps(have, ensure_ascii=False)}, "
+                            f"replayed {json.dumps(want, ensure_ascii=False)}")
+            break
+    if match.is_over():
+        result = match.result()
+        forfeited = [bool(f) for f in (m.forfeited or [False] * len(m.bots))]
+        result = place_forfeits_last(result, forfeited)
+        if [float(s) for s in result.scores] != [float(s) if s is not None else None for s in m.scores]:
+            problems.append(f"the scores are recorded as {list(m.scores)}, the replay gives {list(result.scores)}")
+        if list(result.places) != list(m.places):
+            problems.append(f"the places are recorded as {list(m.places)}, the replay gives {list(result.places)}")
+    return problems

@@ -372,7 +372,7 @@ class Referee:
         bank = run.bank[seat]
         time_left = tc.move_seconds + bank
         msg = wire.decision_message(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
-                                    d.events, time_left, bank)
+                                    d.events, time_left, bank, run.event_cache)
         loop = asyncio.get_running_loop()
         p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, loop.create_future())
         key = (match.match_id, d.decision_id)
@@ -384,12 +384,8 @@ class Referee:
         try:
             while True:
                 remaining = t0 + time_left - loop.time()
-                if remaining > 0:
-                    try:
-                        await asyncio.wait_for(asyncio.shield(p.future), remaining)
-                        break
-                    except (TimeoutError, asyncio.TimeoutError):
-                        pass
+                if remaining > 0 and await _done_within(p.future, remaining):
+                    break
                 if p.future.done():
                     break
                 if bot in self.links:
@@ -456,6 +452,25 @@ class Referee:
                 log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)
 
 
+async def _done_within(fut: asyncio.Future, timeout: float) -> bool:
+    """Wait until ``fut`` is done or ``timeout`` passes, without cancelling it; True if done."""
+    loop = asyncio.get_running_loop()
+    waiter = loop.create_future()
+
+    def wake(_=None) -> None:
+        if not waiter.done():
+            waiter.set_result(None)
+
+    handle = loop.call_later(timeout, wake)
+    fut.add_done_callback(wake)
+    try:
+        await waiter
+    finally:
+        handle.cancel()
+        fut.remove_done_callback(wake)
+    return fut.done()
+
+
 NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,
                 "unknown-decision": pb.Notice.UNKNOWN_DECISION, "malformed": pb.Notice.MALFORMED}
 
@@ -474,3 +489,4 @@ class _Run:
         self.fault_log: list[Fault] = []
         self.expired: set[int] = set()
         self.decisions = 0
+        self.event_cache: dict[int, pb.Event] = {}

@@ -62,13 +62,23 @@ def event_message(game: Game, data: dict) -> pb.Event:
 
 
 def decision_message(game: Game, match_id: str, seat: int, decision_id: int, view: dict,
-                     actions: list, events: list[dict], time_left: float, bank_left: float) -> pb.RefereeMessage:
+                     actions: list, events: list[dict], time_left: float, bank_left: float,
+                     event_cache: dict | None = None) -> pb.RefereeMessage:
+    """The Decision for one seat. ``event_cache`` (one dict per match) keeps each event's
+    message, built once however many seats see it; the match log keeps the dicts alive, so
+    their ids are stable keys."""
     field = oneof_field(game.id)
     d = pb.Decision(match_id=match_id, seat=seat, decision_id=decision_id, game=game.id,
                     time_left=time_left, bank_left=bank_left)
     fill(getattr(d, field), view)
-    for data in events:
-        d.events.append(event_message(game, data))
+    if event_cache is None:
+        d.events.extend(event_message(game, data) for data in events)
+    else:
+        for data in events:
+            ev = event_cache.get(id(data))
+            if ev is None:
+                ev = event_cache[id(data)] = event_message(game, data)
+            d.events.append(ev)
     for action in actions:
         a = d.actions.add(label=game.action_label(action))
         fill(getattr(a, field), game.action_json(action))

@@ -1,28 +1,9 @@
-"""End-to-end fixtures: the real `cardarena` command, real bot processes, a real SQLite file."""
-from __future__ import annotations
-
-import os
-import subprocess
-import sys
+"""Fixtures of the end-to-end tests; their helpers are in e2ekit.py."""
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples" / "python"
-CLI = [sys.executable, "-m", "cardarena.server.cli"]
-
-
-def cardarena(*args: str, cwd: Path, env: dict | None = None, timeout: float = 240) -> subprocess.CompletedProcess:
-    """Run the CLI as a user would; returns the finished process (text output)."""
-    return subprocess.run([*CLI, *args], cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     return tmp_path
-
-
-def example(name: str) -> str:
-    return f"python {EXAMPLES / name}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from conftest import ROOT, cardarena, example
+from e2ekit import ROOT, cardarena, example
 
 from cardarena.ratings import Ledger
 

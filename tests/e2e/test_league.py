@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import cardarena, example
+from e2ekit import cardarena, example
 
 from cardarena.ratings import Ledger
 

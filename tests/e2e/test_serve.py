@@ -9,7 +9,7 @@ import sys
 import time
 
 import grpc
-from conftest import CLI, cardarena, example
+from e2ekit import CLI, cardarena, example
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 

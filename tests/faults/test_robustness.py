@@ -95,9 +95,10 @@ def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path):
                    for b in good]
         fuzz_token = referee.mint_session_token("fuzzer")
         spec = LeagueSpec(game="sixth-card", bots=good, seats=3, rounds=4, seed=8, concurrency=2,
-                          move_seconds=5, options={"rounds": 2}, start_timeout=20)
+                          move_seconds=5, options={}, start_timeout=20)
         league = asyncio.create_task(run_league(referee, ledger, spec))
         health_checks = 0
+        busy_checks = 0  # health checks answered while matches were being played
         ident = lambda b: b  # noqa: E731
         try:
             async with grpc.aio.insecure_channel(address) as ch:
@@ -149,20 +150,21 @@ def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path):
                                 await stub.Ratings(admin_pb2.RatingsRequest(game=rng.choice(["", "sixth-card", "\x00"])), metadata=admin_md)
                             else:
                                 await stub.AddBot(admin_pb2.AddBotRequest(name=rng.choice(["", " ", "fz" + str(case), "a" * 300, "g1"])), metadata=admin_md)
-                    except (grpc.aio.AioRpcError, asyncio.TimeoutError):
-                        pass
+                    except (grpc.aio.AioRpcError, asyncio.TimeoutError, asyncio.InvalidStateError):
+                        pass  # the server refused or closed the call: as it should
                     if case % 20 == 0:
                         reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
                         assert reply.status == health_pb2.HealthCheckResponse.SERVING
                         health_checks += 1
-            return await asyncio.wait_for(league, 180), health_checks
+                        busy_checks += referee.active_matches > 0
+            return await asyncio.wait_for(league, 180), health_checks, busy_checks
         finally:
             for p in running:
                 p.stop()
             await hosted.server.stop(0)
 
-    league_id, health_checks = asyncio.run(main())
-    assert health_checks == 12
+    league_id, health_checks, busy_checks = asyncio.run(main())
+    assert health_checks == 12 and busy_checks >= 6, "the fuzz ran while matches were played"
     matches = [ledger.match(m.id) for m in ledger.league_matches(league_id)]
     assert len(matches) == 12 and all(m.status == "finished" for m in matches)
     assert all(f == 0 for m in matches for f in m.faults), "the fuzz never touched a good bot's match"

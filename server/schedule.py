@@ -1,0 +1,307 @@
+"""League schedules: who sits where in every match of a league, and each match's seed.
+
+A schedule is a list of :class:`~cardarena.ratings.MatchPlan` (round, index, seed, bots by seat,
+duplicate set), written whole to the ledger before the first match is played. Everything here
+is a pure function of the bots, the table size and the league seed: the same arguments give the
+same schedule, so a league is reproducible from its settings.
+
+Round robin (:func:`round_robin`, the default)
+    For every round, every group of K bots (combinations, in the order the bots are given)
+    plays once in every seat rotation: the group (a, b, c) plays as (a, b, c), (b, c, a) and
+    (c, a, b). With B bots that is C(B, K) × K matches per round: every bot plays equally
+    often, every pair meets equally often, and every bot sits in every seat equally often.
+
+Balanced (:func:`balanced`, ``--matches N``)
+    When a full round robin is too many matches (C(12, 4) × 4 = 1,980 per round), N matches
+    chosen so that
+
+    1. every bot plays equally often: the counts differ by at most one, and are equal when
+       N × K is a multiple of B (the tables are filled with the bots that have played least);
+    2. pairs meet as evenly as possible: among the tables of (1), bots are swapped between
+       tables to lower the sum of squares of the pair meetings (a local search that also takes
+       sideways steps, until every two pairs' meetings differ by at most one or it stops
+       finding better; tests/leagues measures what it reaches);
+    3. seats are rotated fairly: each table's seating is the assignment that gives its bots the
+       seats they have sat in least so far (an exact min-cost assignment per table), then
+       improved by swaps, so each bot's seat counts differ by at most one or two.
+
+    Ties are broken by a generator seeded from the league seed.
+
+Duplicate (``duplicate=True``, ``--duplicate``)
+    Each group plays the *same deal* (one seed) in all K seat rotations: the K matches form a
+    duplicate set (``MatchPlan.duplicate_set``), so every bot of the group held every seat's
+    cards once and luck of the deal cancels out when the set is scored as a whole. A round
+    robin has one set per group and round; a balanced schedule has N / K sets (N must then be
+    a multiple of K), its groups chosen as the tables of point 1 and 2 above, so plays are even
+    in whole sets (4 bots in 2 sets of 3: two bots play 6 matches, two play 3). Rotations are
+    the K cyclic ones, as above, not all K! orders.
+
+Seeds: a match's seed is derived from the league seed and its place in the schedule
+(:func:`derive_seed`, SHA-256), so it does not depend on the order matches are played in.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from collections.abc import Sequence
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be made as asked (one line, for the CLI)."""
+
+
+def derive_seed(seed: int, *parts: int | str) -> int:
+    """A 63-bit match seed from the league seed and the match's place in the schedule."""
+    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def check_bots(bots: Sequence[str], seats: int) -> None:
+    if len(set(bots)) != len(bots):
+        raise ScheduleError("a bot is named twice")
+    if seats < 1:
+        raise ScheduleError("tables need at least one seat")
+    if len(bots) < seats:
+        raise ScheduleError(f"tables of {seats} need at least {seats} bots; {len(bots)} given")
+
+
+def rotations(group: Sequence[str]) -> list[list[str]]:
+    """The cyclic seat rotations of a table: (a, b, c) → (a, b, c), (b, c, a), (c, a, b)."""
+    group = list(group)
+    return [group[k:] + group[:k] for k in range(len(group))]
+
+
+def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int, duplicate: bool = False):
+    """The match plans of a round robin (module docstring)."""
+    from cardarena.ratings import MatchPlan
+
+    check_bots(bots, seats)
+    if rounds < 1:
+        raise ScheduleError("rounds must be at least 1")
+    plans = []
+    index = 0
+    dup_set = 0
+    for rnd in range(rounds):
+        for group in itertools.combinations(bots, seats):
+            set_seed = derive_seed(seed, rnd, index)  # the deal of the set: its first match's seed
+            for order in rotations(group):
+                plans.append(MatchPlan(round=rnd, index=index, seed=set_seed if duplicate else derive_seed(seed, rnd, index),
+                                       bots=order, duplicate_set=dup_set if duplicate else None))
+                index += 1
+            dup_set += 1
+    return plans
+
+
+def round_robin_size(bots: int, seats: int, rounds: int) -> int:
+    """How many matches :func:`round_robin` makes, without making them."""
+    from math import comb
+    return comb(bots, seats) * seats * rounds if bots >= seats else 0
+
+
+# --------------------------------------------------------------------------------- balanced
+
+
+def _choose_tables(n_bots: int, seats: int, n_tables: int, rng: random.Random) -> list[list[int]]:
+    """Tables (sets of bot indices) with play counts within one, pairs spread greedily."""
+    plays = [0] * n_bots
+    pair = [[0] * n_bots for _ in range(n_bots)]
+    tables = []
+    order = list(range(n_bots))
+    for _ in range(n_tables):
+        rng.shuffle(order)
+        chosen: list[int] = []
+        for _ in range(seats):
+            best = min((b for b in order if b not in chosen),
+                       key=lambda b: (plays[b], sum(pair[b][c] for c in chosen)))
+            chosen.append(best)
+        for b in chosen:
+            plays[b] += 1
+        for a, b in itertools.combinations(chosen, 2):
+            pair[a][b] += 1
+            pair[b][a] += 1
+        tables.append(chosen)
+    _spread_pairs(tables, pair, rng)
+    return tables
+
+
+def _spread_pairs(tables: list[list[int]], pair: list[list[int]], rng: random.Random) -> None:
+    """Swap bots between tables to lower Σ meetings² (play counts stay as they are): a descent
+    that also takes sideways steps, until the pairs are within one meeting or no better swap is
+    found for a while. (A simulated annealing after it was tried: it did not do better.)"""
+    n = len(tables)
+    n_bots = len(pair)
+    if n < 2 or n_bots < 2:
+        return
+    seats = len(tables[0])
+
+    def spread() -> int:  # within one: Σ meetings² is as low as it can be
+        counts = [pair[u][w] for u in range(n_bots) for w in range(u + 1, n_bots)]
+        return max(counts) - min(counts)
+
+    def move(temperature: float) -> int:
+        """Try one random swap; returns its change of Σ meetings² if taken, else 1 (no progress)."""
+        i, j = rng.randrange(n), rng.randrange(n)
+        if i == j:
+            return 1
+        ti, tj = tables[i], tables[j]
+        pi, pj = rng.randrange(seats), rng.randrange(seats)
+        a, b = ti[pi], tj[pj]
+        if a == b or a in tj or b in ti:
+            return 1
+        change: dict[tuple[int, int], int] = {}
+        for x in ti:
+            if x != a:  # a leaves table i, b joins it
+                change[a, x] = change.get((a, x), 0) - 1
+                change[b, x] = change.get((b, x), 0) + 1
+        for x in tj:
+            if x != b:  # b leaves table j, a joins it
+                change[b, x] = change.get((b, x), 0) - 1
+                change[a, x] = change.get((a, x), 0) + 1
+        delta = sum((pair[u][w] + d) ** 2 - pair[u][w] ** 2 for (u, w), d in change.items() if d)
+        if delta > 0 and (temperature <= 0 or rng.random() >= math.exp(-delta / temperature)):
+            return 1
+        for (u, w), d in change.items():
+            pair[u][w] += d
+            pair[w][u] += d
+        ti[pi], tj[pj] = b, a
+        return delta
+
+    def descend() -> None:
+        stale, limit, tries = 0, 20 * n * seats + 200, 0
+        while stale < limit:
+            stale += 1
+            tries += 1
+            if tries % 2000 == 0 and spread() <= 1:
+                return
+            if move(0.0) < 0:  # a sideways step (0) walks the plateau but is no progress
+                stale = 0
+
+    if spread() <= 1:
+        return
+    descend()
+
+
+def _assignment(cost: list[list[float]]) -> list[int]:
+    """Min-cost assignment of rows to columns of a square matrix (Hungarian method, O(n³)).
+
+    Returns ``col[row]``.
+    """
+    n = len(cost)
+    inf = float("inf")
+    u, v = [0.0] * (n + 1), [0.0] * (n + 1)
+    p, way = [0] * (n + 1), [0] * (n + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [inf] * (n + 1)
+        used = [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], inf, 0
+            for j in range(1, n + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(n + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    col = [0] * n
+    for j in range(1, n + 1):
+        col[p[j] - 1] = j - 1
+    return col
+
+
+def _seat_tables(tables: list[list[int]], n_bots: int, seats: int, rng: random.Random) -> list[list[int]]:
+    """Each table as bots by seat, rotating seats fairly (module docstring, point 3)."""
+    count = [[0] * seats for _ in range(n_bots)]
+    seated = []
+    for table in tables:
+        table = list(table)
+        rng.shuffle(table)
+        # the marginal cost of a seat grows with how often the bot sat there (convex: spreads)
+        col = _assignment([[count[b][s] for s in range(seats)] for b in table])
+        order = [0] * seats
+        for b, s in zip(table, col):
+            order[s] = b
+            count[b][s] += 1
+        seated.append(order)
+    # swaps of two bots' seats within a table while Σ count² falls
+    improved = True
+    while improved:
+        improved = False
+        for order in seated:
+            for s, t in itertools.combinations(range(seats), 2):
+                a, b = order[s], order[t]
+                before = count[a][s] ** 2 + count[a][t] ** 2 + count[b][s] ** 2 + count[b][t] ** 2
+                after = ((count[a][s] - 1) ** 2 + (count[a][t] + 1) ** 2 +
+                         (count[b][s] + 1) ** 2 + (count[b][t] - 1) ** 2)
+                if after < before:
+                    count[a][s] -= 1; count[a][t] += 1
+                    count[b][t] -= 1; count[b][s] += 1
+                    order[s], order[t] = b, a
+                    improved = True
+    return seated
+
+
+def balanced(bots: Sequence[str], seats: int, matches: int, seed: int, duplicate: bool = False):
+    """``matches`` match plans with even plays, pair meetings and seats (module docstring)."""
+    from cardarena.ratings import MatchPlan
+
+    check_bots(bots, seats)
+    if matches < 1:
+        raise ScheduleError("--matches must be at least 1")
+    if duplicate and matches % seats:
+        raise ScheduleError(f"with --duplicate each deal is played in all {seats} seat rotations: "
+                            f"give --matches a multiple of {seats}, not {matches}")
+    rng = random.Random(derive_seed(seed, "balanced", len(bots), seats, matches))
+    bots = list(bots)
+    if duplicate:
+        tables = _choose_tables(len(bots), seats, matches // seats, rng)
+        plans = []
+        for s, table in enumerate(tables):
+            set_seed = derive_seed(seed, 0, len(plans))
+            for order in rotations(table):
+                plans.append(MatchPlan(round=0, index=len(plans), seed=set_seed,
+                                       bots=[bots[b] for b in order], duplicate_set=s))
+        return plans
+    tables = _seat_tables(_choose_tables(len(bots), seats, matches, rng), len(bots), seats, rng)
+    return [MatchPlan(round=0, index=i, seed=derive_seed(seed, 0, i), bots=[bots[b] for b in order])
+            for i, order in enumerate(tables)]
+
+
+def make_schedule(bots: Sequence[str], seats: int, seed: int, rounds: int = 1, matches: int | None = None,
+                  duplicate: bool = False):
+    """A balanced schedule of ``matches`` matches when given, else a round robin of ``rounds``."""
+    if matches is not None:
+        return balanced(bots, seats, matches, seed, duplicate)
+    return round_robin(bots, seats, rounds, seed, duplicate)
+
+
+def describe(plans, bots: Sequence[str], seats: int) -> dict:
+    """Figures of a schedule: matches per bot, meetings per pair, seats per bot (for people and tests)."""
+    plays = {b: 0 for b in bots}
+    seat_counts = {b: [0] * seats for b in bots}
+    pairs = {pair: 0 for pair in itertools.combinations(bots, 2)}
+    index = {b: i for i, b in enumerate(bots)}
+    for p in plans:
+        for s, b in enumerate(p.bots):
+            plays[b] += 1
+            seat_counts[b][s] += 1
+        for a, b in itertools.combinations(p.bots, 2):
+            pairs[(a, b) if index[a] < index[b] else (b, a)] += 1
+    return {"matches": len(plans), "plays": plays, "pairs": pairs, "seats": seat_counts}
