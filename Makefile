@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup proto test demo bench clean
+.PHONY: setup proto proto-publish test demo bench clean
 
 $(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +16,11 @@ setup: $(BIN)/cardarena
 # Regenerate cardarena.v1 from proto/ (the install does it too).
 proto: setup
 	$(BIN)/python proto/generate.py
+
+# Record proto/ as the published contract (tests/test_proto.py holds every later change to it).
+proto-publish: setup
+	$(BIN)/pip install -q buf-bin
+	$(BIN)/buf build proto --exclude-source-info -o proto/published.json
 
 test: setup
 	$(BIN)/python -m pytest -q

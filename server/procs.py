@@ -3,7 +3,8 @@
 A bot given as ``NAME=COMMAND`` is started with ``CARDARENA_ADDRESS`` and ``CARDARENA_TOKEN``
 set (and ``CARDARENA_BOT`` = its name); stdout and stderr go to ``<log dir>/<NAME>.log``. A
 command whose first word is ``python`` or ``python3`` runs with the interpreter the CLI runs
-on, so the example bots work without activating a virtualenv. Stopping sends SIGTERM to the
+on, and one whose first word is ``cardarena`` runs this CLI (``cardarena bridge -- ./mybot``),
+so the example bots work without activating a virtualenv. Stopping sends SIGTERM to the
 process group, then SIGKILL after a grace period (python-chess's engine shape, STYLE.md 6).
 """
 from __future__ import annotations
@@ -63,6 +64,8 @@ def command_argv(command: str) -> list[str]:
     argv = shlex.split(command)
     if argv and argv[0] in ("python", "python3"):
         argv[0] = sys.executable
+    elif argv and argv[0] == "cardarena":  # e.g. "cardarena bridge -- ./mybot"
+        argv[:1] = [sys.executable, "-m", "cardarena.server.cli"]
     return argv
 
 

@@ -76,7 +76,7 @@ View (``UnsortedView`` in proto/cardarena/v1/unsorted.proto):
 ==================  ================================================================
 seat, players       this seat; seats at the table
 hand                this seat's hand, index 0 leftmost
-seats               per seat: seat, chips, spares, hand (public cards, "" unknown),
+seats               per seat: seat, chips, spares, known (its hand position by position: public cards, "" unknown),
                     hand_size, out (out of the deal), acted (has acted this round)
 dealer, deal        always 0; the deal being played, from 1
 max_deals           the option (0: no cap)
@@ -636,7 +636,7 @@ class Unsorted(Game):
                 "seat": s,
                 "chips": self.chips[s],
                 "spares": [t[c] for c in self.spares[s]],
-                "hand": [t[c] if pub[i] else "" for i, c in enumerate(hand)],
+                "known": [t[c] if pub[i] else "" for i, c in enumerate(hand)],
                 "hand_size": len(hand),
                 "out": self.out[s],
                 "acted": s in acted,

@@ -134,7 +134,7 @@ def test_example_anna_ben_carla_dan_round():
     assert [e.data for e in events if e.data["type"] == "round won"][0]["seat"] == carla
     assert g.leader == carla and turn(g) == carla and g.round == 2
     # everybody saw where the spare went; the dealt cards stay unknown
-    assert g.view(anna)["seats"][dan]["hand"] == ["", "", "", "", "", "8♠", "", ""]
+    assert g.view(anna)["seats"][dan]["known"] == ["", "", "", "", "", "8♠", "", ""]
     assert g.view(anna)["discard"] == ["8♥", "Q♦", "4♠", "5♦"]
 
 
@@ -357,7 +357,7 @@ def test_u11_one_decision_per_card_seen_only_by_the_drawer():
     assert g.view(0)["drawn_card"] == "2♠"  # the next card shows only now
     do(g, "put drawn 2♠ at position 2", "put drawn 3♠ at position 1")
     assert g.hands[0] == cards("A♠ 3♠ 2♣ 2♠")
-    assert g.view(2)["seats"][0]["hand"] == ["", "", "", ""]
+    assert g.view(2)["seats"][0]["known"] == ["", "", "", ""]
     assert g.view(2)["draw_pile_size"] == 1
 
 
@@ -474,7 +474,7 @@ def test_u14_the_deal_order_spares_and_pile(players, size):
     assert g.dealer == 0 and g.leader == 1 and g.to_act() == (1,)
     v = g.view(2)
     assert v["seats"][0]["spares"] == [parse_card_text(c) for c in g.spares[0]]
-    assert v["seats"][0]["hand"] == [""] * size and v["draw_pile_size"] == len(g.pile)
+    assert v["seats"][0]["known"] == [""] * size and v["draw_pile_size"] == len(g.pile)
 
 
 def parse_card_text(code: int) -> str:
@@ -599,20 +599,20 @@ def test_view_public_cards_move_with_the_hand():
               spares=["A♣ 8♠", "3♠", "5♣", "4♣"])
     do(g, "single 3♣", "single 9♠", "take spare 4♣ to position 1", "take spare 8♠ to position 2")
     # round 2 led by seat 2 (single 9 was highest)
-    assert g.view(1)["seats"][0]["hand"] == ["", "", "8♠", ""]
-    assert g.view(1)["seats"][3]["hand"] == ["", "4♣", ""]
+    assert g.view(1)["seats"][0]["known"] == ["", "", "8♠", ""]
+    assert g.view(1)["seats"][3]["known"] == ["", "4♣", ""]
     assert g.view(0)["hand"] == ["6♦", "7♠", "8♠", "9♥"]
     assert g.view(0)["seats"][0]["spares"] == ["A♣"]
     do(g, "single 4♥")  # seat 2 leads its last card
     do(g, "single Q♣")  # seat 3: Q♣ leaves, 4♣ moves to position 0
-    assert g.view(1)["seats"][3]["hand"] == ["4♣", ""]
+    assert g.view(1)["seats"][3]["known"] == ["4♣", ""]
     v = g.view(0)
     assert v["turn"] == 0 and v["leader"] == 2 and v["still_to_act"] == [1]
     assert [p["cards"] for p in v["plays"]] == [["4♥"], ["Q♣"]] and v["highest"] == 1
     assert v["discard"] == ["3♣", "9♠"]
     assert v["seats"][2]["acted"] and not v["seats"][1]["acted"]
     do(g, "three-run 7–9: 7♠ 8♠ 9♥")  # seat 0 plays out of the middle
-    assert g.view(1)["seats"][0]["hand"] == [""]
+    assert g.view(1)["seats"][0]["known"] == [""]
 
 
 def test_labels_in_the_players_words():
