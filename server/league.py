@@ -44,6 +44,7 @@ import asyncio
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -262,7 +263,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     async def one(m) -> None:
         nonlocal done, played
         async with sem:
-            if not await asyncio.to_thread(ledger.claim_match, m.id):
+            if not await _claim(ledger, m.id):
                 return  # another process took it
             t0 = time.monotonic()
             try:
@@ -296,6 +297,34 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
 
     await asyncio.gather(*(one(m) for m in todo))
     return played
+
+
+async def _claim(ledger, match_id: int) -> bool:
+    """``Ledger.claim_match`` in a worker thread, safe against being stopped half-way: if the
+    caller is cancelled, a claim the thread makes (before or after) is released again, so an
+    interrupted league never leaves a match ``running`` that nobody plays."""
+    lock = threading.Lock()
+    state = {"cancelled": False, "claimed": False}
+
+    def work() -> bool:
+        claimed = ledger.claim_match(match_id)
+        with lock:
+            if state["cancelled"]:
+                if claimed:
+                    ledger.release_match(match_id)
+                return False
+            state["claimed"] = claimed
+        return claimed
+
+    try:
+        return await asyncio.to_thread(work)
+    except asyncio.CancelledError:
+        with lock:
+            state["cancelled"] = True
+            claimed = state["claimed"]
+        if claimed:
+            ledger.release_match(match_id)
+        raise
 
 
 # ----------------------------------------------------------------------------- audits

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import random
 import signal
@@ -106,7 +107,9 @@ def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path):
                 play_raw = ch.stream_stream("/cardarena.v1.Referee/Play", request_serializer=ident,
                                             response_deserializer=ident)
                 admin_methods = ["AddBot", "ListBots", "Ratings", "ListMatches", "GetMatch"]
-                for case in range(240):
+                for case in itertools.count():  # 240 cases at least, and on until the league ends
+                    if (case >= 240 and league.done()) or case >= 5000:
+                        break
                     token = rng.choice([fuzz_token, fuzz_token, "", "wrong"])
                     md = (("authorization", f"Bearer {token}"),)
                     what = case % 4
@@ -164,7 +167,7 @@ def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path):
             await hosted.server.stop(0)
 
     league_id, health_checks, busy_checks = asyncio.run(main())
-    assert health_checks == 12 and busy_checks >= 6, "the fuzz ran while matches were played"
+    assert health_checks >= 12 and busy_checks >= 6, "the fuzz ran while matches were played"
     matches = [ledger.match(m.id) for m in ledger.league_matches(league_id)]
     assert len(matches) == 12 and all(m.status == "finished" for m in matches)
     assert all(f == 0 for m in matches for f in m.faults), "the fuzz never touched a good bot's match"
