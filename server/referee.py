@@ -381,13 +381,21 @@ class Referee:
         if link is not None:
             link.send(msg)
         t0 = loop.time()
+        choice = None
         try:
             while True:
                 remaining = t0 + time_left - loop.time()
-                if remaining > 0 and await _done_within(p.future, remaining):
-                    break
-                if p.future.done():
-                    break
+                if remaining > 0:
+                    fut = p.future
+                    handle = loop.call_later(remaining, _expire, fut)
+                    try:
+                        answer = await fut
+                    finally:
+                        handle.cancel()
+                    if answer is not _EXPIRED:
+                        choice = answer
+                        break
+                    p.future = loop.create_future()  # for an answer that comes after a reconnect
                 if bot in self.links:
                     run.bank[seat] = 0.0
                     run.expired.add(d.decision_id)
@@ -399,13 +407,13 @@ class Referee:
                         self._forfeit(run, bot, f"disconnected for more than {tc.grace_seconds:g} s")
                         return match.default_index(seat)
                 if p.future.done():
+                    choice = p.future.result()
                     break
                 bank = run.bank[seat]
                 time_left = tc.move_seconds + bank  # a fresh clock; attach() sent the decision again
                 t0 = loop.time()
         finally:
             self.pending[bot].pop(key, None)
-        choice = p.future.result()
         if choice == MALFORMED:
             return self._fault(run, seat, d.decision_id, "malformed",
                                "the bot sent a message with neither hello nor answer; default action played")
@@ -452,23 +460,12 @@ class Referee:
                 log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)
 
 
-async def _done_within(fut: asyncio.Future, timeout: float) -> bool:
-    """Wait until ``fut`` is done or ``timeout`` passes, without cancelling it; True if done."""
-    loop = asyncio.get_running_loop()
-    waiter = loop.create_future()
+_EXPIRED = object()  # the result a decision's future gets when its deadline passes
 
-    def wake(_=None) -> None:
-        if not waiter.done():
-            waiter.set_result(None)
 
-    handle = loop.call_later(timeout, wake)
-    fut.add_done_callback(wake)
-    try:
-        await waiter
-    finally:
-        handle.cancel()
-        fut.remove_done_callback(wake)
-    return fut.done()
+def _expire(fut: asyncio.Future) -> None:
+    if not fut.done():
+        fut.set_result(_EXPIRED)
 
 
 NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,

@@ -79,10 +79,22 @@ def decision_message(game: Game, match_id: str, seat: int, decision_id: int, vie
             if ev is None:
                 ev = event_cache[id(data)] = event_message(game, data)
             d.events.append(ev)
+    cache = _action_cache.setdefault(type(game), {})
     for action in actions:
-        a = d.actions.add(label=game.action_label(action))
-        fill(getattr(a, field), game.action_json(action))
+        label = game.action_label(action)
+        built = cache.get((action, label))
+        if built is None:
+            built = pb.Action(label=label)
+            fill(getattr(built, field), game.action_json(action))
+            if len(cache) < 100_000:
+                cache[(action, label)] = built
+        d.actions.append(built)
     return pb.RefereeMessage(decision=d)
+
+
+# An action's message depends only on the action and its label (action_json is a function of
+# the action), so each is built once per game and copied into every decision that lists it.
+_action_cache: dict[type, dict] = {}
 
 
 def seat_results(result: Result | None, bots: list[str], faults: list[int], forfeited: list[bool]) -> list[pb.SeatResult]:
