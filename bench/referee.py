@@ -55,7 +55,7 @@ def _echo_server(ready, stop, port_value):
 async def _ping(port: int, seconds: float, counter) -> None:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
         call = ch.stream_stream(METHOD, request_serializer=_identity, response_deserializer=_identity)()
-        payload = b"x" * 600
+        payload = b"x" * int(__import__("os").environ.get("PAYLOAD", "600"))
         n = 0
         end = time.monotonic() + seconds
         while time.monotonic() < end:

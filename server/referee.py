@@ -110,6 +110,10 @@ class Pending:
     n_actions: int
     message: pb.RefereeMessage
     future: asyncio.Future
+    sent_at: float = 0.0
+    time_left: float = 0.0
+    answered_at: float = 0.0
+    timer: asyncio.TimerHandle | None = None
 
 
 @dataclass
@@ -255,6 +259,7 @@ class Referee:
         """An answer from a bot's stream; only a pending decision of that bot can take it."""
         p = self.pending[link.bot].get((answer.match_id, answer.decision_id))
         if p is not None and p.seat == answer.seat and not p.future.done():
+            p.answered_at = p.future.get_loop().time()
             p.future.set_result(answer.choice)
             return
         run = self.runs.get(answer.match_id)
@@ -330,12 +335,10 @@ class Referee:
                 on_events(match, [ev for _, ev in match.log])
             while not match.is_over():
                 seats = match.to_act()
-                if len(seats) == 1:
-                    s = seats[0]
-                    choices = {s: await self._ask(run, s)}
-                else:
-                    picked = await asyncio.gather(*(self._ask(run, s) for s in seats))
-                    choices = dict(zip(seats, picked))
+                # every seat to act gets its decision at once (sealed, simultaneous moves);
+                # each has its own clock, so the answers are then taken in seat order
+                sent = [self._send(run, s) for s in seats]
+                choices = {s: await self._collect(run, s, p) for s, p in zip(seats, sent)}
                 run.decisions += len(seats)
                 events = match.step(choices)
                 if on_events:
@@ -364,10 +367,11 @@ class Referee:
                 for key in [k for k in self.pending[bot] if k[0] == match_id]:
                     del self.pending[bot][key]
 
-    async def _ask(self, run: "_Run", seat: int) -> int:
+    def _send(self, run: "_Run", seat: int) -> "Pending | None":
+        """Send the seat's decision and start its clock; None for a forfeited seat."""
         match, tc, bot = run.match, run.tc, run.bots[seat]
         if run.forfeited[seat]:
-            return match.default_index(seat)
+            return None
         d = match.decision(seat)
         bank = run.bank[seat]
         time_left = tc.move_seconds + bank
@@ -375,59 +379,64 @@ class Referee:
                                     d.events, time_left, bank, run.event_cache)
         loop = asyncio.get_running_loop()
         p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, loop.create_future())
-        key = (match.match_id, d.decision_id)
-        self.pending[bot][key] = p
+        p.sent_at = loop.time()
+        p.time_left = time_left
+        p.timer = loop.call_later(time_left, _expire, p.future)
+        self.pending[bot][(match.match_id, d.decision_id)] = p
         link = self.links.get(bot)
         if link is not None:
             link.send(msg)
-        t0 = loop.time()
-        choice = None
+        return p
+
+    async def _collect(self, run: "_Run", seat: int, p: "Pending | None") -> int:
+        """Wait for the answer to a sent decision (or its deadline) and judge it.
+
+        The clock started when the decision was sent; while the bot is away its decision is
+        held (no clock) within the grace, then sent again with a fresh clock.
+        """
+        match, tc, bot = run.match, run.tc, run.bots[seat]
+        if p is None:
+            return match.default_index(seat)
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                remaining = t0 + time_left - loop.time()
-                if remaining > 0:
-                    fut = p.future
-                    handle = loop.call_later(remaining, _expire, fut)
-                    try:
-                        answer = await fut
-                    finally:
-                        handle.cancel()
-                    if answer is not _EXPIRED:
-                        choice = answer
-                        break
-                    p.future = loop.create_future()  # for an answer that comes after a reconnect
+                answer = await p.future
+                if answer is not _EXPIRED:
+                    break
                 if bot in self.links:
                     run.bank[seat] = 0.0
-                    run.expired.add(d.decision_id)
-                    return self._fault(run, seat, d.decision_id, "late",
-                                       f"no answer within {time_left:.3f} s; default action played")
+                    run.expired.add(p.decision_id)
+                    return self._fault(run, seat, p.decision_id, "late",
+                                       f"no answer within {p.time_left:.3f} s; default action played")
                 # the bot is away: hold the decision (no clock) until it returns, within its grace
+                p.future = loop.create_future()  # for an answer that comes after a reconnect
                 if not await self._await_return(bot, tc):
                     if not p.future.done():
                         self._forfeit(run, bot, f"disconnected for more than {tc.grace_seconds:g} s")
                         return match.default_index(seat)
                 if p.future.done():
-                    choice = p.future.result()
+                    answer = p.future.result()
                     break
-                bank = run.bank[seat]
-                time_left = tc.move_seconds + bank  # a fresh clock; attach() sent the decision again
-                t0 = loop.time()
+                p.time_left = tc.move_seconds + run.bank[seat]  # a fresh clock; attach() re-sent it
+                p.sent_at = loop.time()
+                p.timer = loop.call_later(p.time_left, _expire, p.future)
         finally:
-            self.pending[bot].pop(key, None)
-        if choice == MALFORMED:
-            return self._fault(run, seat, d.decision_id, "malformed",
+            p.timer.cancel()
+            self.pending[bot].pop((p.match_id, p.decision_id), None)
+        if answer == MALFORMED:
+            return self._fault(run, seat, p.decision_id, "malformed",
                                "the bot sent a message with neither hello nor answer; default action played")
-        elapsed = loop.time() - t0
+        elapsed = (p.answered_at or loop.time()) - p.sent_at
         st = self.stats[bot]
         st.decisions += 1
         st.latency_total += elapsed
         st.latency_max = max(st.latency_max, elapsed)
         if elapsed > tc.move_seconds:
-            run.bank[seat] = max(0.0, bank - (elapsed - tc.move_seconds))
-        if not 0 <= choice < len(d.actions):
-            return self._fault(run, seat, d.decision_id, "out-of-range",
-                               f"choice {choice} is not in 0…{len(d.actions) - 1}; default action played")
-        return choice
+            run.bank[seat] = max(0.0, run.bank[seat] - (elapsed - tc.move_seconds))
+        if not 0 <= answer < p.n_actions:
+            return self._fault(run, seat, p.decision_id, "out-of-range",
+                               f"choice {answer} is not in 0…{p.n_actions - 1}; default action played")
+        return answer
 
     def _fault(self, run: "_Run", seat: int, decision_id: int, kind: str, message: str) -> int:
         """Count a fault for the seat and return the default action's index to play."""
