@@ -46,7 +46,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "unknown bot token: send 'authorization: Bearer <token>' (CARDARENA_TOKEN)")
         link = Link(bot, context.peer())
-        reader = asyncio.create_task(self._read(request_iterator, link))
+        reader = asyncio.create_task(self._read(context, link))
         link.send(pb.RefereeMessage(welcome=pb.Welcome(bot=bot, server_version=VERSION)))
         self.referee.attach(link)
         try:
@@ -61,9 +61,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if link.abort_reason:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, link.abort_reason)
 
-    async def _read(self, request_iterator, link: Link) -> None:
+    async def _read(self, context, link: Link) -> None:
         try:
-            async for msg in request_iterator:
+            while (msg := await context.read()) is not grpc.aio.EOF:
                 kind = msg.WhichOneof("kind")
                 if kind == "answer":
                     self.referee.on_answer(link, msg.answer)
