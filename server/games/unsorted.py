@@ -737,10 +737,10 @@ class Unsorted(Game):
             jok = f" (joker as {', '.join(rank_text(j) for j in data['jokers'])})" if data["jokers"] else ""
             return (f"seat {s} plays {combination_words(KIND_OF_NAME[data['kind']], data['number'])}: "
                     f"{' '.join(data['cards'])}{jok} from position {data['position']}, "
-                    f"{data['cards_left']} cards left")
+                    f"{_cards_left(data['cards_left'])}")
         if ty in ("stop", "draw"):
             return (f"seat {s} plays {ty.capitalize()} {data['card']} from position {data['position']}, "
-                    f"{data['cards_left']} cards left")
+                    f"{_cards_left(data['cards_left'])}")
         if ty == "take spare":
             return f"seat {s} takes spare {data['card']} to position {data['position']}"
         if ty == "cannot act":
@@ -822,3 +822,7 @@ class Unsorted(Game):
 
 
 GAME = Unsorted
+
+
+def _cards_left(n: int) -> str:
+    return "no cards left" if n == 0 else f"{n} card left" if n == 1 else f"{n} cards left"
