@@ -40,11 +40,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from ledger import GAME, places_of  # noqa: E402  (bench/ledger.py: the big ledger's generator)
+from ledger import GAME, write_finished  # noqa: E402  (bench/ledger.py: the big ledger's generator)
 
 from cardarena.ratings import Ledger  # noqa: E402
-from cardarena.ratings.ledger import pack_events, pack_steps  # noqa: E402
-from cardarena.ratings.models import FINISHED, Match, MatchLog, Seat  # noqa: E402
 
 
 def ms(seconds: float) -> str:
@@ -140,29 +138,11 @@ async def _league(folder: Path, matches: int, concurrency: int) -> None:
 
 def _big_ledger(path: Path, matches: int, bots: int) -> None:
     """bench/ledger.py's big ledger: finished matches written in bulk, then rated by recompute."""
-    from sqlalchemy import insert
-
     rng = random.Random(2)
     led = Ledger(str(path))
     ids = [led.add_bot(f"bot{i:03d}")[0].id for i in range(bots)]
-    log_events, log_steps = pack_events([]), pack_steps([])
     t = time.perf_counter()
-    league_id = led.create_league(GAME, {}, {"bench": True}, [])
-    with led.engine.begin() as c:
-        for start in range(0, matches, 10_000):
-            chunk = range(start + 1, min(start + 10_000, matches) + 1)
-            c.execute(insert(Match.__table__), [
-                {"id": i, "league_id": league_id, "game": GAME, "seed": i, "options": {}, "round": 0, "index": i,
-                 "status": FINISHED, "result_details": {}} for i in chunk])
-            seats = []
-            for i in chunk:
-                n = rng.choice((3, 4, 5))
-                for s, (bot, place) in enumerate(zip(rng.sample(ids, n), places_of(rng, n))):
-                    seats.append({"match_id": i, "seat": s, "bot_id": bot, "score": float(place), "place": place,
-                                  "faults": 0, "forfeited": False})
-            c.execute(insert(Seat.__table__), seats)
-            c.execute(insert(MatchLog.__table__),
-                      [{"match_id": i, "events": log_events, "steps": log_steps} for i in chunk])
+    write_finished(led, ids, matches, rng)
     print(f"ledger of {matches} finished matches (3-5 seats, {bots} bots) written in bulk: {time.perf_counter() - t:.1f} s")
     t = time.perf_counter()
     last = [0.0]

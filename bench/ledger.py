@@ -91,14 +91,10 @@ def bench_record(folder: Path, matches: int, events: int, steps: int) -> None:
     led.close()
 
 
-def bench_ratings(folder: Path, matches: int, bots: int) -> None:
-    rng = random.Random(2)
-    path = folder / "big.db"
-    led = Ledger(str(path))
-    names = [f"bot{i:03d}" for i in range(bots)]
-    ids = [led.add_bot(n)[0].id for n in names]
+def write_finished(led: Ledger, ids: list[int], matches: int, rng: random.Random) -> None:
+    """``matches`` finished 3–5 seat matches among the bots ``ids``, written in bulk as
+    record_match would leave their facts (no ratings: ``Ledger.recompute`` rates them)."""
     log_events, log_steps = pack_events([]), pack_steps([])
-    t = time.perf_counter()
     league_id = led.create_league(GAME, {}, {"bench": True}, [])
     with led.engine.begin() as c:  # the facts, in bulk, as record_match would leave them
         for start in range(0, matches, 10_000):
@@ -115,6 +111,16 @@ def bench_ratings(folder: Path, matches: int, bots: int) -> None:
             c.execute(insert(Seat.__table__), seats)
             c.execute(insert(MatchLog.__table__),
                       [{"match_id": i, "events": log_events, "steps": log_steps} for i in chunk])
+
+
+def bench_ratings(folder: Path, matches: int, bots: int) -> None:
+    rng = random.Random(2)
+    path = folder / "big.db"
+    led = Ledger(str(path))
+    names = [f"bot{i:03d}" for i in range(bots)]
+    ids = [led.add_bot(n)[0].id for n in names]
+    t = time.perf_counter()
+    write_finished(led, ids, matches, rng)
     print(f"ledger of {matches} finished matches (3-5 seats, {bots} bots) written in bulk: "
           f"{time.perf_counter() - t:.1f} s")
     t = time.perf_counter()

@@ -943,13 +943,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     need_ledger = record or any(c is None for _, c in bots)
     ledger = open_ledger(db) if need_ledger else None
     if ledger is not None:
-        for name, command in bots:
-            try:
-                ledger.bot(name)
-            except Exception:
-                if command is None:
-                    raise CliError(f"no bot named {name!r}: add it with `cardarena bot add {name}`") from None
-                ledger.add_bot(name)
+        _register_bots(ledger, bots)
 
     async def start(referee, ledger_, running):
         await _wait_connected(referee, names, running, 30.0)

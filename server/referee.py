@@ -43,7 +43,7 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cardarena.v1 import referee_pb2 as pb

@@ -14,7 +14,6 @@ import os
 import shutil
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from e2ekit import ROOT, cardarena, example

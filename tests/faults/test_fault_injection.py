@@ -4,7 +4,6 @@ the ledger check passes (ratings recompute to the stored values, every finished 
 """
 from __future__ import annotations
 
-import pytest
 
 
 def check_league(run, *, bad_forfeits: bool):

@@ -20,7 +20,7 @@ from cryptography.x509.oid import NameOID
 
 from cardarena.server.referee import Referee
 from cardarena.server.service import start_server
-from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+from cardarena.v1 import referee_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
 
