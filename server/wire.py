@@ -6,6 +6,7 @@ translation is generic: the dict is parsed into the message of the game's oneof 
 """
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 from google.protobuf import json_format
@@ -56,9 +57,8 @@ def struct(data: dict) -> Struct:
 
 
 def event_message(game: Game, data: dict) -> pb.Event:
-    ev = pb.Event(type=str(data.get("type", "")), text=game.event_text(data))
-    ev.data.update(data)
-    return ev
+    return pb.Event(type=str(data.get("type", "")), text=game.event_text(data),
+                    data_json=json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def decision_message(game: Game, match_id: str, seat: int, decision_id: int, view: dict,
@@ -68,8 +68,10 @@ def decision_message(game: Game, match_id: str, seat: int, decision_id: int, vie
     message, built once however many seats see it; the match log keeps the dicts alive, so
     their ids are stable keys."""
     field = oneof_field(game.id)
-    d = pb.Decision(match_id=match_id, seat=seat, decision_id=decision_id, game=game.id,
-                    time_left=time_left, bank_left=bank_left)
+    msg = pb.RefereeMessage()
+    d = msg.decision  # filled in place: no copy of the whole decision at the end
+    d.match_id, d.seat, d.decision_id, d.game = match_id, seat, decision_id, game.id
+    d.time_left, d.bank_left = time_left, bank_left
     fill(getattr(d, field), view)
     if event_cache is None:
         d.events.extend(event_message(game, data) for data in events)
@@ -89,7 +91,7 @@ def decision_message(game: Game, match_id: str, seat: int, decision_id: int, vie
             if len(cache) < 100_000:
                 cache[(action, label)] = built
         d.actions.append(built)
-    return pb.RefereeMessage(decision=d)
+    return msg
 
 
 # An action's message depends only on the action and its label (action_json is a function of

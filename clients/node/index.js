@@ -115,7 +115,7 @@ function oneofMember(msg, known) {
 }
 
 function eventJson(ev) {
-  const data = structToJson(ev.data);
+  const data = ev.data_json ? JSON.parse(ev.data_json) : {};
   if (data.type === undefined) data.type = ev.type;
   return data;
 }

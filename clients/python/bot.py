@@ -26,6 +26,7 @@ messages).
 from __future__ import annotations
 
 import asyncio
+import json
 import inspect
 import logging
 import os
@@ -36,7 +37,6 @@ from functools import cached_property
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
 
 from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
 
@@ -66,7 +66,7 @@ def _plain(msg) -> dict:
 
 
 def _ints(value):
-    """Struct numbers arrive as floats; give whole numbers back as ints."""
+    """Struct numbers (match options) arrive as floats; give whole numbers back as ints."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, list):
@@ -77,7 +77,8 @@ def _ints(value):
 
 
 def event_dict(ev: pb.Event) -> dict:
-    d = _ints(json_format.MessageToDict(ev.data))
+    """An event's fields (``Event.data_json``) as a dict, ``type`` included."""
+    d = json.loads(ev.data_json) if ev.data_json else {}
     d.setdefault("type", ev.type)
     return d
 
