@@ -54,6 +54,7 @@ Actions (internal tuples, hashable; ``action_json`` gives the typed wire form):
 from __future__ import annotations
 
 import random
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -224,12 +225,13 @@ class ShowScoutGame(Game):
     HAS_FLIP: ClassVar[bool] = False
 
     # ----- what a subclass supplies -----------------------------------------------------------
+    @abstractmethod
     def deck(self) -> list[int]:
         """The cards used with this many players, in a fixed order (codes)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def hand_size(self) -> int:
-        raise NotImplementedError
+        """Cards dealt to each seat with this many players."""
 
     def canonical(self, card: int) -> int:
         """The card's identity regardless of which way up it is."""
