@@ -7,23 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cardarena.server.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("CARDARENA_DB", str(path))
-    monkeypatch.chdir(tmp_path)
-    return path
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def assert_one_line_error(code, err, expected_code, *words):
@@ -35,57 +22,57 @@ def assert_one_line_error(code, err, expected_code, *words):
         assert w in lines[0]
 
 
-def test_version(capsys):
-    code, out, _ = run(capsys, "--version")
+def test_version(cli):
+    code, out, _ = cli("--version")
     assert code == 0 and out.startswith("cardarena ")
 
 
-def test_help_of_every_command(capsys):
+def test_help_of_every_command(cli):
     for argv in (["--help"], ["league", "run", "--help"], ["play", "--help"], ["match", "show", "--help"],
                  ["bot", "add", "--help"], ["ratings", "--help"], ["serve", "--help"], ["demo", "--help"]):
-        code, out, _ = run(capsys, *argv)
+        code, out, _ = cli(*argv)
         assert code == 0 and "Usage" in out, argv
 
 
-def test_games_lists_ids_player_ranges_options(capsys):
-    code, out, _ = run(capsys, "games")
+def test_games_lists_ids_player_ranges_options(cli):
+    code, out, _ = cli("games")
     assert code == 0 and "sixth-card" in out and "2–10 players" in out and "option end_score" in out
-    code, out, _ = run(capsys, "games", "--format", "json")
+    code, out, _ = cli("games", "--format", "json")
     by_id = {g["id"]: g for g in json.loads(out)}
     assert by_id["sixth-card"]["players"] == [2, 10]
     assert any(o["name"] == "exact_cards" for o in by_id["sixth-card"]["options"])
 
 
-def test_rules_prints_the_text_and_refuses_a_missing_language(capsys):
-    code, out, _ = run(capsys, "rules", "sixth-card")
+def test_rules_prints_the_text_and_refuses_a_missing_language(cli):
+    code, out, _ = cli("rules", "sixth-card")
     assert code == 0 and "The sixth card" in out and "Queen of Spades 5" in out
-    code, _, err = run(capsys, "rules", "sixth-card", "--lang", "de")
+    code, _, err = cli("rules", "sixth-card", "--lang", "de")
     assert_one_line_error(code, err, 2, "sixth-card has rules in en")
-    code, _, err = run(capsys, "rules", "chess")
+    code, _, err = cli("rules", "chess")
     assert_one_line_error(code, err, 2, "no game 'chess'")
 
 
-def test_bot_add_prints_a_token_once_and_list_shows_the_bot(capsys, db):
-    code, out, err = run(capsys, "bot", "add", "alice")
+def test_bot_add_prints_a_token_once_and_list_shows_the_bot(cli, db):
+    code, out, err = cli("bot", "add", "alice")
     assert code == 0
     token = out.strip()
     assert len(token) >= 43 and "shown once" in err
     stored = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
     assert token.encode() not in stored, "only the token's hash is stored"
-    code, _, err = run(capsys, "bot", "add", "alice")
+    code, _, err = cli("bot", "add", "alice")
     assert_one_line_error(code, err, 1, "alice")
-    code, _, err = run(capsys, "bot", "add", "two words")
+    code, _, err = cli("bot", "add", "two words")
     assert_one_line_error(code, err, 2)
-    code, out, _ = run(capsys, "bot", "list")
+    code, out, _ = cli("bot", "list")
     assert code == 0 and out.startswith("alice\t")
 
 
-def test_ratings_formats_and_bad_format(capsys, db):
-    code, out, _ = run(capsys, "ratings", "--format", "json")
+def test_ratings_formats_and_bad_format(cli, db):
+    code, out, _ = cli("ratings", "--format", "json")
     assert code == 0 and json.loads(out) == []
-    code, _, err = run(capsys, "ratings", "--format", "xml")
+    code, _, err = cli("ratings", "--format", "xml")
     assert_one_line_error(code, err, 2, "table, json, csv or markdown")
-    code, _, err = run(capsys, "ratings", "--game", "go")
+    code, _, err = cli("ratings", "--game", "go")
     assert_one_line_error(code, err, 2, "no game 'go'")
 
 
@@ -107,34 +94,34 @@ def test_ratings_formats_and_bad_format(capsys, db):
     (["serve", "--tls-cert", "c.pem"], 2, ["--tls-key"]),
     (["no-such-command"], 2, []),
 ])
-def test_bad_arguments_end_as_one_line(capsys, db, argv, code, words):
-    got, _, err = run(capsys, *argv)
+def test_bad_arguments_end_as_one_line(cli, db, argv, code, words):
+    got, _, err = cli(*argv)
     assert_one_line_error(got, err, code, *words)
 
 
-def test_a_bot_that_exits_before_connecting_is_named(capsys, db, tmp_path):
-    code, _, err = run(capsys, "play", "--game", "sixth-card", "--bot", f"a=python {EXAMPLES / 'random_bot.py'}",
+def test_a_bot_that_exits_before_connecting_is_named(cli, db, tmp_path):
+    code, _, err = cli("play", "--game", "sixth-card", "--bot", f"a=python {EXAMPLES / 'random_bot.py'}",
                        "--bot", f"b={sys.executable} -c 'raise SystemExit(3)'", "--log-dir", str(tmp_path / "logs"))
     assert_one_line_error(code, err, 1, "bot b exited with code 3 before connecting")
 
 
-def test_play_prints_the_match_as_it_happens_and_records_it(capsys, db, tmp_path):
+def test_play_prints_the_match_as_it_happens_and_records_it(cli, db, tmp_path):
     bots = [f"--bot=p{i}=python {EXAMPLES / 'random_bot.py'}" for i in range(3)]
-    code, out, err = run(capsys, "play", "--game", "sixth-card", *bots, "--seed", "4", "--record",
+    code, out, err = cli("play", "--game", "sixth-card", *bots, "--seed", "4", "--record",
                          "--log-dir", str(tmp_path / "logs"))
     assert code == 0, err
     assert "revealed" in out and "game over" in out and "place 1" in out
     assert "recorded as match 1" in out
-    code, out, _ = run(capsys, "match", "list")
+    code, out, _ = cli("match", "list")
     assert code == 0 and out.startswith("1\tsixth-card\tfinished")
-    code, omniscient, _ = run(capsys, "match", "show", "1")
-    code2, seat0, _ = run(capsys, "match", "show", "1", "--seat", "0")
+    code, omniscient, _ = cli("match", "show", "1")
+    code2, seat0, _ = cli("match", "show", "1", "--seat", "0")
     assert code == code2 == 0
     # a seat's own deal is in its view of the match, the others' are not
     assert "seat 0 is dealt" in seat0 or "dealt" in seat0
     assert omniscient.count("\n") > seat0.count("\n")
-    code, out, _ = run(capsys, "match", "export", "1")
+    code, out, _ = cli("match", "export", "1")
     exported = json.loads(out)
     assert exported["status"] == "finished" and exported["events"] and exported["steps"]
-    code, _, err = run(capsys, "match", "show", "1", "--seat", "7")
+    code, _, err = cli("match", "show", "1", "--seat", "7")
     assert_one_line_error(code, err, 2, "seats 0–2")

@@ -10,18 +10,10 @@ from sqlalchemy import text
 
 from cardarena.ratings import Ledger
 from cardarena.ratings.ledger import pack_steps
-from cardarena.server.cli import main
 from cardarena.server.league import LeagueSpec, run_league
 
 BOTS = ["ada", "bo", "cy", "di"]
 
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("CARDARENA_DB", str(path))
-    monkeypatch.chdir(tmp_path)
-    return path
 
 
 def fill(db, **spec_kw) -> int:
@@ -43,11 +35,6 @@ def fill(db, **spec_kw) -> int:
     return league_id
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
 
 def one_line_error(code, err, expected, *words):
     assert code == expected, err
@@ -57,12 +44,12 @@ def one_line_error(code, err, expected, *words):
         assert w in lines[0], err
 
 
-def test_league_list_and_show_report_progress_standings_head_to_head_and_sets(capsys, db):
+def test_league_list_and_show_report_progress_standings_head_to_head_and_sets(cli, db):
     league_id = fill(db, matches=6, duplicate=True)
-    code, out, _ = run(capsys, "league", "list")
+    code, out, _ = cli("league", "list")
     assert code == 0 and "balanced, duplicate" in out and "6/6" in out and "complete" in out
 
-    code, out, _ = run(capsys, "league", "show", str(league_id))
+    code, out, _ = cli("league", "show", str(league_id))
     assert code == 0, out
     for words in ("balanced schedule of 6 matches", "duplicate (2 sets", "progress: 6/6 finished",
                   "standings", "95% interval", "mean place by seat", "every bot", "head-to-head",
@@ -71,7 +58,7 @@ def test_league_list_and_show_report_progress_standings_head_to_head_and_sets(ca
     for b in BOTS:
         assert b in out
 
-    code, out, _ = run(capsys, "league", "show", str(league_id), "--format", "json")
+    code, out, _ = cli("league", "show", str(league_id), "--format", "json")
     data = json.loads(out)
     assert data["league"]["counts"]["finished"] == 6
     table = data["standings"]["table"]
@@ -86,7 +73,7 @@ def test_league_list_and_show_report_progress_standings_head_to_head_and_sets(ca
         assert pairs[b, a]["above"] == h["below"]
 
 
-def test_an_open_league_says_how_to_go_on(capsys, db):
+def test_an_open_league_says_how_to_go_on(cli, db):
     league_id = fill(db, rounds=1, seats=4)
     ledger = Ledger(str(db))
     with ledger.engine.begin() as c:  # as a killed process leaves it: one match running, unrecorded
@@ -94,76 +81,76 @@ def test_an_open_league_says_how_to_go_on(capsys, db):
         c.execute(text("DELETE FROM rating_history WHERE match_id = :m"), {"m": mid})
         c.execute(text("DELETE FROM match_log WHERE match_id = :m"), {"m": mid})
         c.execute(text("UPDATE match SET status = 'running' WHERE id = :m"), {"m": mid})
-    code, out, _ = run(capsys, "league", "list")
+    code, out, _ = cli("league", "list")
     assert "open: 1 running, 0 scheduled" in out
-    code, out, _ = run(capsys, "league", "show", str(league_id))
+    code, out, _ = cli("league", "show", str(league_id))
     assert f"cardarena league resume {league_id}" in out and "1 running" in out
 
 
-def test_a_complete_league_has_nothing_to_resume(capsys, db):
+def test_a_complete_league_has_nothing_to_resume(cli, db):
     league_id = fill(db, rounds=1, seats=4)
-    code, out, _ = run(capsys, "league", "resume", str(league_id))
+    code, out, _ = cli("league", "resume", str(league_id))
     assert code == 0 and "nothing to resume" in out
 
 
-def test_match_verify_replays_and_finds_a_tampered_log(capsys, db):
+def test_match_verify_replays_and_finds_a_tampered_log(cli, db):
     league_id = fill(db, rounds=1, seats=4)
     ledger = Ledger(str(db))
     first = ledger.league_matches(league_id)[0].id
-    code, out, _ = run(capsys, "match", "verify", str(first))
+    code, out, _ = cli("match", "verify", str(first))
     assert code == 0 and f"match {first} verified" in out and "exactly" in out
-    code, out, _ = run(capsys, "match", "verify", "--league", str(league_id))
+    code, out, _ = cli("match", "verify", "--league", str(league_id))
     assert code == 0 and "all 4 finished matches verified" in out
 
     steps = [dict(s) for s in ledger.match(first).steps]
     steps[3] = {seat: (choice + 1) % 2 for seat, choice in steps[3].items()}
     with ledger.engine.begin() as c:
         c.execute(text("UPDATE match_log SET steps = :s WHERE match_id = :m"), {"s": pack_steps(steps), "m": first})
-    code, out, err = run(capsys, "match", "verify", str(first))
+    code, out, err = cli("match", "verify", str(first))
     one_line_error(code, err, 1, f"match {first} does not verify")
     assert "differs" in out or "recorded as" in out or "does not replay" in out
-    code, _, err = run(capsys, "match", "verify", "--league", str(league_id))
+    code, _, err = cli("match", "verify", "--league", str(league_id))
     one_line_error(code, err, 1, "1 of 4 finished matches do not verify")
-    code, _, err = run(capsys, "ledger", "check", "--replay")
+    code, _, err = cli("ledger", "check", "--replay")
     one_line_error(code, err, 1, "the ledger has")
 
 
-def test_ledger_check_and_ratings_recompute_give_a_verdict(capsys, db):
+def test_ledger_check_and_ratings_recompute_give_a_verdict(cli, db):
     fill(db, rounds=1, seats=3)
-    code, out, _ = run(capsys, "ledger", "check")
+    code, out, _ = cli("ledger", "check")
     assert code == 0 and out.startswith("ledger OK: 12 matches (12 finished") and "1 league;" in out
-    code, out, _ = run(capsys, "ledger", "check", "--replay")
+    code, out, _ = cli("ledger", "check", "--replay")
     assert code == 0 and "all 12 finished matches replay exactly" in out
 
     ledger = Ledger(str(db))
     with ledger.engine.begin() as c:
         c.execute(text("UPDATE rating SET mu = mu + 1 WHERE bot_id = (SELECT id FROM bot WHERE name = 'bo')"))
-    code, out, err = run(capsys, "ledger", "check")
+    code, out, err = cli("ledger", "check")
     one_line_error(code, err, 1, "the ledger has 1 problem")
     assert "rating of bo in sixth-card differs from its recomputation" in out
 
-    code, out, _ = run(capsys, "ratings", "recompute")
+    code, out, _ = cli("ratings", "recompute")
     assert code == 0 and "recomputed from 12 matches" in out and "1 rating changed: bo in sixth-card" in out
-    code, out, _ = run(capsys, "ledger", "check")
+    code, out, _ = cli("ledger", "check")
     assert code == 0 and "ledger OK" in out
-    code, out, _ = run(capsys, "ratings", "recompute", "--game", GAME)
+    code, out, _ = cli("ratings", "recompute", "--game", GAME)
     assert code == 0 and "already exact" in out
 
 
-def test_ratings_is_still_the_table_beside_its_recompute_subcommand(capsys, db):
+def test_ratings_is_still_the_table_beside_its_recompute_subcommand(cli, db):
     fill(db, rounds=1, seats=3)
-    code, out, _ = run(capsys, "ratings", "--game", GAME, "--format", "json")
+    code, out, _ = cli("ratings", "--game", GAME, "--format", "json")
     assert code == 0 and {r["bot"] for r in json.loads(out)} == set(BOTS)
-    code, out, _ = run(capsys, "ratings")
+    code, out, _ = cli("ratings")
     assert code == 0 and "μ − 3σ" in out
-    code, _, err = run(capsys, "ratings", "recompute", "--game", "go")
+    code, _, err = cli("ratings", "recompute", "--game", "go")
     one_line_error(code, err, 2, "no game 'go'")
 
 
-def test_match_export_holds_everything_to_replay_and_audit_the_match(capsys, db):
+def test_match_export_holds_everything_to_replay_and_audit_the_match(cli, db):
     league_id = fill(db, matches=3, duplicate=True)
     mid = Ledger(str(db)).league_matches(league_id)[1].id
-    code, out, _ = run(capsys, "match", "export", str(mid))
+    code, out, _ = cli("match", "export", str(mid))
     m = json.loads(out)
     for key in ("id", "game", "seed", "options", "status", "bots", "scores", "places", "faults", "forfeited",
                 "steps", "events", "result_details", "rating_changes", "league_id", "round", "index",
@@ -193,26 +180,26 @@ def test_match_export_holds_everything_to_replay_and_audit_the_match(capsys, db)
     (["match", "verify", "99"], 1, ["no match 99"]),
     (["match", "verify", "--league", "99"], 1, ["no league 99"]),
 ])
-def test_bad_league_arguments_end_as_one_line(capsys, db, argv, code, words):
-    got, _, err = run(capsys, *argv)
+def test_bad_league_arguments_end_as_one_line(cli, db, argv, code, words):
+    got, _, err = cli(*argv)
     one_line_error(got, err, code, *words)
 
 
-def test_resume_refuses_a_bot_the_league_does_not_have(capsys, db):
+def test_resume_refuses_a_bot_the_league_does_not_have(cli, db):
     league_id = fill(db, rounds=1, seats=4)
-    code, _, err = run(capsys, "league", "resume", str(league_id), "--bot", "zed=python z.py")
+    code, _, err = cli("league", "resume", str(league_id), "--bot", "zed=python z.py")
     one_line_error(code, err, 2, "has no bot 'zed'")
 
 
-def test_an_unfinished_match_cannot_be_verified(capsys, db):
+def test_an_unfinished_match_cannot_be_verified(cli, db):
     ledger = Ledger(str(db))
     ledger.add_bot("a"), ledger.add_bot("b")
     mid = ledger.create_match(GAME, 1, {}, ["a", "b"])
-    code, _, err = run(capsys, "match", "verify", str(mid))
+    code, _, err = cli("match", "verify", str(mid))
     one_line_error(code, err, 1, "is scheduled; only a finished match can be verified")
 
 
-def test_help_of_the_league_commands_documents_resume_and_time_control(capsys):
+def test_help_of_the_league_commands_documents_resume_and_time_control(cli):
     for argv, words in ((["league", "run", "--help"], ["--matches", "--duplicate", "--time-bank", "--max-faults", "--grace", "resume"]),
                         (["play", "--help"], ["--time-bank", "--max-faults", "--grace"]),
                         (["league", "resume", "--help"], ["--retry-failed", "--stale-after", "--bot"]),
@@ -222,7 +209,7 @@ def test_help_of_the_league_commands_documents_resume_and_time_control(capsys):
                         (["ratings", "--help"], ["recompute", "--format"]),
                         (["ratings", "recompute", "--help"], ["--game"]),
                         (["ledger", "check", "--help"], ["--replay"])):
-        code, out, _ = run(capsys, *argv)
+        code, out, _ = cli(*argv)
         assert code == 0, argv
         for w in words:
             assert w in out, (argv, w)
