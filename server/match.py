@@ -120,6 +120,19 @@ class Match:
         return Decision(self.match_id, game, seat, self._decision_counter, game.view(seat),
                         game.legal_actions(seat), events, time_left)
 
+    def decisions(self, seats: Sequence[int]) -> list[Decision]:
+        """The decisions of several seats acting together (one step), in the order given; the
+        views may share their public parts (``Game.views``)."""
+        game = self.game
+        views = game.views(seats)
+        out = []
+        for seat in seats:
+            self._decision_counter += 1
+            events, self._unseen[seat] = self._unseen[seat], []
+            out.append(Decision(self.match_id, game, seat, self._decision_counter, views[seat],
+                                game.legal_actions(seat), events))
+        return out
+
     def take_events(self, seat: int) -> list[dict]:
         """The events ``seat`` has not been handed yet (for the match end)."""
         events, self._unseen[seat] = self._unseen[seat], []

@@ -41,7 +41,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +50,7 @@ from cardarena.v1 import referee_pb2 as pb
 
 from . import wire
 from .games import Result
-from .match import Fault, Match
+from .match import Decision, Fault, Match
 
 log = logging.getLogger("cardarena.referee")
 
@@ -76,44 +76,129 @@ def token_hash(token: str) -> str:
 
 
 class Link:
-    """One open ``Play`` stream of a bot: an outbox the stream writer drains."""
+    """One open ``Play`` stream of a bot: an outbox the stream writer drains (:meth:`get`)."""
 
     def __init__(self, bot: str, peer: str = ""):
         self.bot = bot
         self.peer = peer
-        self.outbox: asyncio.Queue = asyncio.Queue()
+        self._out: deque = deque()
+        self._wake: asyncio.Future | None = None
         self.closed = False
         self.games: tuple[str, ...] = ()
         self.strays = 0
         self.abort_reason = ""
 
-    def send(self, msg: pb.RefereeMessage) -> None:
+    def _put(self, item) -> None:
+        self._out.append(item)
+        wake, self._wake = self._wake, None
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    def send(self, msg: pb.RefereeMessage | bytes) -> None:
+        """Queue a message (or one already in wire format) for the bot; dropped once closed."""
         if not self.closed:
-            self.outbox.put_nowait(msg)
+            self._put(msg)
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.outbox.put_nowait(None)
+            self._put(None)
+
+    async def get(self) -> pb.RefereeMessage | bytes | None:
+        """The next message to write to the stream, in order; ``None`` once the link is closed."""
+        while not self._out:
+            self._wake = asyncio.get_running_loop().create_future()
+            await self._wake
+        return self._out.popleft()
 
 
 STRAY_LIMIT = 200
 NOTICE_LIMIT = 20
-MALFORMED = -(2 ** 40)  # resolves a pending decision when the bot sent a malformed message
+MALFORMED = object()  # resolves a pending decision when the bot sent a malformed message
 
 
-@dataclass
+_UNSET = object()    # a pending decision's answer before it has one
+_EXPIRED = object()  # the answer a decision gets when its deadline passes
+
+
 class Pending:
-    match_id: str
-    seat: int
-    decision_id: int
-    n_actions: int
-    message: pb.RefereeMessage
-    future: asyncio.Future
-    sent_at: float = 0.0
-    time_left: float = 0.0
-    answered_at: float = 0.0
-    timer: asyncio.TimerHandle | None = None
+    """A decision sent to a bot and not yet judged: its clock, and its answer once it has one."""
+
+    __slots__ = ("match_id", "seat", "decision_id", "n_actions", "message", "wait", "sent_at",
+                 "time_left", "deadline", "answer", "answered_at")
+
+    def __init__(self, match_id: str, seat: int, decision_id: int, n_actions: int, message: bytes,
+                 wait: "_Wait", sent_at: float, time_left: float):
+        self.match_id = match_id
+        self.seat = seat
+        self.decision_id = decision_id
+        self.n_actions = n_actions
+        self.message = message  # the RefereeMessage in wire format, sent again after a reconnect
+        self.wait = wait
+        self.sent_at = sent_at
+        self.time_left = time_left
+        self.deadline = sent_at + time_left
+        self.answer: Any = _UNSET
+        self.answered_at = 0.0
+
+    def resolve(self, answer: Any, at: float) -> None:
+        """The first answer (a choice, ``MALFORMED`` or ``_EXPIRED``) wins; later ones are ignored."""
+        if self.answer is _UNSET:
+            self.answer = answer
+            self.answered_at = at
+            self.wait.one_done()
+
+
+class _Wait:
+    """The decisions of one step, waited for together: the match wakes once, when the last of
+    them has its answer or its deadline has passed, and one timer serves all their deadlines
+    (it fires at the earliest one still open, expires what is due, and re-arms)."""
+
+    __slots__ = ("loop", "future", "left", "pending", "timer")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.future = loop.create_future()
+        self.left = 0
+        self.pending: list[Pending] = []
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, p: Pending) -> None:
+        self.pending.append(p)
+        self.left += 1
+
+    def one_done(self) -> None:
+        self.left -= 1
+        if self.left <= 0 and not self.future.done():
+            self.future.set_result(None)
+
+    def arm(self) -> None:
+        open_ = [p.deadline for p in self.pending if p.answer is _UNSET]
+        if open_:
+            self.timer = self.loop.call_at(min(open_), self._fire)
+
+    def _fire(self) -> None:
+        self.timer = None
+        now = self.loop.time()
+        for p in self.pending:
+            if p.answer is _UNSET and p.deadline <= now + 1e-6:
+                p.resolve(_EXPIRED, now)
+        if self.left > 0:
+            self.arm()
+
+    async def __call__(self) -> None:
+        """Wait until every decision of the step is resolved."""
+        if self.left > 0:
+            self.arm()
+            try:
+                await self.future
+            finally:
+                self.close()
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
 
 @dataclass
@@ -258,10 +343,14 @@ class Referee:
     def on_answer(self, link: Link, answer: pb.Answer) -> None:
         """An answer from a bot's stream; only a pending decision of that bot can take it."""
         p = self.pending[link.bot].get((answer.match_id, answer.decision_id))
-        if p is not None and p.seat == answer.seat and not p.future.done():
-            p.answered_at = p.future.get_loop().time()
-            p.future.set_result(answer.choice)
-            return
+        if p is not None and p.seat == answer.seat:
+            if p.answer is _UNSET:
+                p.resolve(answer.choice, p.wait.loop.time())
+                return
+            if p.answer is _EXPIRED:  # its step is still waiting for other seats
+                self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
+                            "this answer came after the decision's deadline; the default action was played (late fault)")
+                return
         run = self.runs.get(answer.match_id)
         holds = run is not None and 0 <= answer.seat < len(run.bots) and run.bots[answer.seat] == link.bot
         if holds and answer.decision_id in run.expired:
@@ -278,9 +367,9 @@ class Referee:
 
     def on_malformed(self, link: Link, what: str) -> None:
         """A message the referee cannot use: the bot's pending decisions get the default action."""
-        pending = [p for p in self.pending[link.bot].values() if not p.future.done()]
+        pending = [p for p in self.pending[link.bot].values() if p.answer is _UNSET]
         for p in pending:
-            p.future.set_result(MALFORMED)
+            p.resolve(MALFORMED, p.wait.loop.time())
         if not pending:
             self._stray(link, pb.Notice.MALFORMED, None, f"{what}; ignored")
         else:
@@ -333,11 +422,18 @@ class Referee:
                     self._forfeit(run, bot, "not connected when the match started, nor within the grace")
             if on_events:
                 on_events(match, [ev for _, ev in match.log])
+            loop = asyncio.get_running_loop()
             while not match.is_over():
                 seats = match.to_act()
                 # every seat to act gets its decision at once (sealed, simultaneous moves);
-                # each has its own clock, so the answers are then taken in seat order
-                sent = [self._send(run, s) for s in seats]
+                # each has its own clock; once all are answered or past their deadlines, the
+                # answers are judged in seat order
+                wait = _Wait(loop)
+                live = [s for s in seats if not run.forfeited[s]]  # a forfeited seat is not asked
+                decisions = {d.seat: d for d in match.decisions(live)} if live else {}
+                shared: dict | None = {} if len(live) > 1 else None  # parts of the views all share
+                sent = [self._send(run, decisions[s], wait, shared) if s in decisions else None for s in seats]
+                await wait()
                 choices = {s: await self._collect(run, s, p) for s, p in zip(seats, sent)}
                 run.decisions += len(seats)
                 events = match.step(choices)
@@ -367,21 +463,16 @@ class Referee:
                 for key in [k for k in self.pending[bot] if k[0] == match_id]:
                     del self.pending[bot][key]
 
-    def _send(self, run: "_Run", seat: int) -> "Pending | None":
-        """Send the seat's decision and start its clock; None for a forfeited seat."""
-        match, tc, bot = run.match, run.tc, run.bots[seat]
-        if run.forfeited[seat]:
-            return None
-        d = match.decision(seat)
+    def _send(self, run: "_Run", d: Decision, wait: _Wait, shared: dict | None) -> Pending:
+        """Send a seat's decision and start its clock."""
+        match, tc, seat = run.match, run.tc, d.seat
+        bot = run.bots[seat]
         bank = run.bank[seat]
         time_left = tc.move_seconds + bank
-        msg = wire.decision_message(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
-                                    d.events, time_left, bank, run.event_cache)
-        loop = asyncio.get_running_loop()
-        p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, loop.create_future())
-        p.sent_at = loop.time()
-        p.time_left = time_left
-        p.timer = loop.call_later(time_left, _expire, p.future)
+        msg = wire.decision_bytes(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
+                                  d.events, time_left, bank, run.event_cache, shared)
+        p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, wait, wait.loop.time(), time_left)
+        wait.add(p)
         self.pending[bot][(match.match_id, d.decision_id)] = p
         link = self.links.get(bot)
         if link is not None:
@@ -389,7 +480,8 @@ class Referee:
         return p
 
     async def _collect(self, run: "_Run", seat: int, p: "Pending | None") -> int:
-        """Wait for the answer to a sent decision (or its deadline) and judge it.
+        """Judge the answer to a sent decision (its step's wait is over: it has an answer, or
+        its deadline passed).
 
         The clock started when the decision was sent; while the bot is away its decision is
         held (no clock) within the grace, then sent again with a fresh clock.
@@ -397,10 +489,10 @@ class Referee:
         match, tc, bot = run.match, run.tc, run.bots[seat]
         if p is None:
             return match.default_index(seat)
-        loop = asyncio.get_running_loop()
+        loop = p.wait.loop
         try:
             while True:
-                answer = await p.future
+                answer = p.answer
                 if answer is not _EXPIRED:
                     break
                 if bot in self.links:
@@ -409,21 +501,21 @@ class Referee:
                     return self._fault(run, seat, p.decision_id, "late",
                                        f"no answer within {p.time_left:.3f} s; default action played")
                 # the bot is away: hold the decision (no clock) until it returns, within its grace
-                p.future = loop.create_future()  # for an answer that comes after a reconnect
+                p.answer = _UNSET
+                p.wait = hold = _Wait(loop)  # resolved by an answer that comes after a reconnect
+                hold.add(p)
                 if not await self._await_return(bot, tc):
-                    if not p.future.done():
+                    if p.answer is _UNSET:
                         self._forfeit(run, bot, f"disconnected for more than {tc.grace_seconds:g} s")
                         return match.default_index(seat)
-                if p.future.done():
-                    answer = p.future.result()
-                    break
-                p.time_left = tc.move_seconds + run.bank[seat]  # a fresh clock; attach() re-sent it
-                p.sent_at = loop.time()
-                p.timer = loop.call_later(p.time_left, _expire, p.future)
+                if p.answer is _UNSET:  # back in time: a fresh clock (attach() sent it again)
+                    p.time_left = tc.move_seconds + run.bank[seat]
+                    p.sent_at = loop.time()
+                    p.deadline = p.sent_at + p.time_left
+                    await hold()
         finally:
-            p.timer.cancel()
             self.pending[bot].pop((p.match_id, p.decision_id), None)
-        if answer == MALFORMED:
+        if answer is MALFORMED:
             return self._fault(run, seat, p.decision_id, "malformed",
                                "the bot sent a message with neither hello nor answer; default action played")
         elapsed = (p.answered_at or loop.time()) - p.sent_at
@@ -467,14 +559,6 @@ class Referee:
                 self.notice(bot, pb.Notice.FORFEIT, run.match.match_id, seat, 0,
                             f"the seat forfeits: {why}; the default policy plays it out")
                 log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)
-
-
-_EXPIRED = object()  # the result a decision's future gets when its deadline passes
-
-
-def _expire(fut: asyncio.Future) -> None:
-    if not fut.done():
-        fut.set_result(_EXPIRED)
 
 
 NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,

@@ -50,10 +50,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         link.send(pb.RefereeMessage(welcome=pb.Welcome(bot=bot, server_version=VERSION)))
         self.referee.attach(link)
         try:
-            while True:
-                msg = await link.outbox.get()
-                if msg is None:
-                    break
+            while (msg := await link.get()) is not None:
                 yield msg
         finally:
             reader.cancel()
@@ -244,7 +241,13 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
         ("grpc.so_reuseport", 0),
         ("grpc.max_concurrent_streams", 16),  # in-flight calls per connection
     ])
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(referee), server)
+    # Play is registered by hand (not add_RefereeServicer_to_server) for its serializer: the
+    # referee hands decisions over already in wire format (wire.decision_bytes)
+    play = {"Play": grpc.stream_stream_rpc_method_handler(
+        RefereeService(referee).Play, request_deserializer=pb.BotMessage.FromString,
+        response_serializer=wire.serialize)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Referee", play),))
+    server.add_registered_method_handlers("cardarena.v1.Referee", play)
     names = [pb.DESCRIPTOR.services_by_name["Referee"].full_name]
     if ledger is not None:
         admin_pb2_grpc.add_AdminServicer_to_server(AdminService(referee, ledger, admin_token), server)

@@ -7,7 +7,7 @@ the index of its choice in ``decision.actions``::
     from cardarena.client import run
 
     def bot(decision):
-        return random.randrange(len(decision.actions))
+        return random.randrange(len(decision))  # the number of legal actions
 
     run(bot)   # address and token from CARDARENA_ADDRESS and CARDARENA_TOKEN
 
@@ -83,12 +83,17 @@ def event_dict(ev: pb.Event) -> dict:
     return d
 
 
+def _action(a: pb.Action) -> dict:
+    f = a.WhichOneof("action")
+    return _plain(getattr(a, f)) if f else {}
+
+
 class Decision:
     """One decision for one of the bot's seats.
 
     ``view``, ``actions``, ``labels`` and ``events`` are decoded from the message on first use,
-    so a bot that only needs ``len(decision.actions)`` pays for nothing else; ``raw`` is the
-    protobuf ``Decision`` itself.
+    so a bot that only needs ``len(decision)`` (the number of legal actions) pays for nothing
+    else; ``raw`` is the protobuf ``Decision`` itself.
     """
 
     def __init__(self, raw: pb.Decision):
@@ -113,11 +118,7 @@ class Decision:
     @cached_property
     def actions(self) -> list[dict]:
         """The legal actions, each the JSON of the game's action message."""
-        out = []
-        for a in self.raw.actions:
-            f = a.WhichOneof("action")
-            out.append(_plain(getattr(a, f)) if f else {})
-        return out
+        return [_action(a) for a in self.raw.actions]
 
     @cached_property
     def labels(self) -> list[str]:
@@ -140,6 +141,11 @@ class BotError(Exception):
     """The bot cannot go on (wrong token, referee gone for longer than the retry window)."""
 
 
+def _answer(d: pb.Decision, choice) -> pb.BotMessage:
+    return pb.BotMessage(answer=pb.Answer(match_id=d.match_id, seat=d.seat, decision_id=d.decision_id,
+                                          choice=int(choice)))
+
+
 def _metadata(token: str):
     return (("authorization", f"Bearer {token}"),)
 
@@ -157,6 +163,7 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
     decide = getattr(bot, "decide", bot)
     is_async = inspect.iscoroutinefunction(decide)
     pool = ThreadPoolExecutor(threads) if threads and not is_async else None
+    concurrent = is_async or pool is not None
     last_ok = time.monotonic()
     backoff = 0.1
     try:
@@ -171,20 +178,17 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                     async with write_lock:  # one write in flight at a time
                         await call.write(message)
 
-                async def answer(d: pb.Decision) -> None:
+                async def answer(d: pb.Decision) -> None:  # an async bot, or a thread pool
                     dec = Decision(d)
                     try:
                         if is_async:
                             choice = await decide(dec)
-                        elif pool is not None:
-                            choice = await asyncio.get_running_loop().run_in_executor(pool, decide, dec)
                         else:
-                            choice = decide(dec)
+                            choice = await asyncio.get_running_loop().run_in_executor(pool, decide, dec)
                     except Exception:
                         log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
                         return  # the referee's deadline will play the default action
-                    await send(pb.BotMessage(answer=pb.Answer(
-                        match_id=d.match_id, seat=d.seat, decision_id=d.decision_id, choice=int(choice))))
+                    await send(_answer(d, choice))
 
                 try:
                     await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
@@ -196,12 +200,20 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                         backoff = 0.1
                         kind = msg.WhichOneof("kind")
                         if kind == "decision":
-                            if is_async or pool is not None:
+                            if concurrent:
                                 t = asyncio.create_task(answer(msg.decision))
                                 tasks.add(t)
                                 t.add_done_callback(tasks.discard)
-                            else:
-                                await answer(msg.decision)
+                                continue
+                            # a plain function: called here, one decision at a time, so this
+                            # loop is the only writer and needs no lock
+                            d = msg.decision
+                            try:
+                                choice = decide(Decision(d))
+                            except Exception:
+                                log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
+                                continue  # the referee's deadline will play the default action
+                            await call.write(_answer(d, choice))
                         elif kind == "match_start" and hasattr(bot, "on_start"):
                             bot.on_start(msg.match_start)
                         elif kind == "match_end" and hasattr(bot, "on_end"):

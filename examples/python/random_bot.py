@@ -9,7 +9,7 @@ from cardarena.client import run
 
 
 def decide(decision):
-    return random.randrange(len(decision.actions))
+    return random.randrange(len(decision))  # the number of legal actions
 
 
 if __name__ == "__main__":

@@ -200,6 +200,15 @@ class Game(ABC):
     @abstractmethod
     def view(self, seat: int) -> dict: ...
 
+    def views(self, seats: Sequence[int]) -> dict[int, dict]:
+        """The views of several seats at one moment (the seats acting together in a step).
+
+        An engine may build the parts every seat sees once and share them between the dicts
+        (the same objects); the referee then encodes a shared part once. A view is a snapshot
+        nobody may change, so sharing is safe.
+        """
+        return {s: self.view(s) for s in seats}
+
     @abstractmethod
     def apply(self, actions: Mapping[int, Action]) -> list[Event]: ...
 

@@ -372,6 +372,16 @@ class SixthCard(Game):
 
     # ----- what a seat may know ------------------------------------------------------------
     def view(self, seat: int) -> dict:
+        return self.views((seat,))[seat]
+
+    def views(self, seats) -> dict[int, dict]:
+        """Every seat's view shares the public parts (the same objects): built once per step."""
+        T = CARD_TEXT
+        public = self._public_view()
+        hands = self.hands
+        return {s: {"seat": s, **public, "hand": [T[c] for c in hands[s]]} for s in seats}
+
+    def _public_view(self) -> dict:
         T, P = CARD_TEXT, PENALTY
         opts = self.options
         points, totals = self.points, self.totals
@@ -383,7 +393,6 @@ class SixthCard(Game):
         else:
             revealed, to_place, choice_card = [], [], ""
         return {
-            "seat": seat,
             "players": self.players,
             "decks": self.decks,
             "exact_cards": opts["exact_cards"],
@@ -393,7 +402,6 @@ class SixthCard(Game):
             "turn": self.turn,
             "dealer": self.dealer,
             "phase": self.phase,
-            "hand": [T[c] for c in self.hands[seat]],
             "rows": [{"cards": [T[c] for c in row], "points": sum([P[c] for c in row])}
                      for row in self.rows],
             "seats": [{"played": [T[c] for c in self.played[s]],

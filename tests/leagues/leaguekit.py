@@ -1,7 +1,7 @@
 """Helpers of the league tests: in-process random bots on a real Referee, and the real CLI.
 
 In-process bots attach a :class:`~cardarena.server.referee.Link` to the referee and answer its
-decisions from the link's outbox, exactly as the gRPC servicer would deliver them, without a
+decisions from the link's outbox (``Link.get``), exactly as the gRPC servicer would deliver them, without a
 network or a process: leagues of a dozen matches take a second or two. The kill-and-resume test
 uses real processes instead (:func:`cli`).
 """
@@ -26,9 +26,11 @@ GAME = "sixth-card"
 
 async def _answer(referee: Referee, link: Link, rng: random.Random) -> None:
     while True:
-        msg = await link.outbox.get()
+        msg = await link.get()
         if msg is None:
             return
+        if isinstance(msg, bytes):  # decisions travel in wire format, as the servicer sends them
+            msg = pb.RefereeMessage.FromString(msg)
         if msg.WhichOneof("kind") == "decision":
             d = msg.decision
             referee.on_answer(link, pb.Answer(match_id=d.match_id, seat=d.seat, decision_id=d.decision_id,
