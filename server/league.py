@@ -47,6 +47,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .games import get
@@ -251,6 +252,10 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     played = 0
     if progress:
         progress(league_id, done, total, None)
+    # One thread writes the ledger for the whole league: SQLite takes one writer at a time
+    # anyway, and threads queueing for its lock (and for the GIL) cost the referee time.
+    writer = ThreadPoolExecutor(1, thread_name_prefix="cardarena-ledger")
+    loop = asyncio.get_running_loop()
 
     def record(m, out, t0: float) -> None:
         t = time.perf_counter()
@@ -263,7 +268,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     async def one(m) -> None:
         nonlocal done, played
         async with sem:
-            if not await _claim(ledger, m.id):
+            if not await _claim(ledger, m.id, writer):
                 return  # another process took it
             t0 = time.monotonic()
             try:
@@ -275,7 +280,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
             except Exception as e:
                 reason = f"{type(e).__name__}: {e}"
                 log.exception("league %s match %s failed", league_id, m.id)
-                await asyncio.to_thread(ledger.fail_match, m.id, reason)
+                await loop.run_in_executor(writer, ledger.fail_match, m.id, reason)
                 stats.failed += 1
                 stats.first_failure = stats.first_failure or f"match {m.id}: {reason}"
                 done += 1
@@ -283,7 +288,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
                     progress(league_id, done, total, m.id)
                 return
             try:
-                await asyncio.to_thread(record, m, out, t0)
+                await loop.run_in_executor(writer, record, m, out, t0)
             except LedgerError as e:  # recorded meanwhile by another process: counted once, there
                 log.warning("league %s match %s: %s", league_id, m.id, e)
                 stats.skipped += 1
@@ -295,11 +300,14 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
             if progress:
                 progress(league_id, done, total, m.id)
 
-    await asyncio.gather(*(one(m) for m in todo))
+    try:
+        await asyncio.gather(*(one(m) for m in todo))
+    finally:
+        writer.shutdown(wait=False)
     return played
 
 
-async def _claim(ledger, match_id: int) -> bool:
+async def _claim(ledger, match_id: int, executor: ThreadPoolExecutor | None = None) -> bool:
     """``Ledger.claim_match`` in a worker thread, safe against being stopped half-way: if the
     caller is cancelled, a claim the thread makes (before or after) is released again, so an
     interrupted league never leaves a match ``running`` that nobody plays."""
@@ -317,7 +325,7 @@ async def _claim(ledger, match_id: int) -> bool:
         return claimed
 
     try:
-        return await asyncio.to_thread(work)
+        return await asyncio.get_running_loop().run_in_executor(executor, work)
     except asyncio.CancelledError:
         with lock:
             state["cancelled"] = True
