@@ -8,6 +8,8 @@ needs goes through these methods:
 ``to_act()``                  the seats that must decide now (several: simultaneous, sealed moves)
 ``legal_actions(seat)``       the complete list of legal actions, in a canonical order
 ``view(seat)``                a JSON-able dict: everything that seat may know, nothing more
+``views(seats)``              the views of the seats acting together (optional: may share the
+                              public parts between them, which the referee then encodes once)
 ``apply({seat: action})``     advance the state; returns the :class:`Event` s it produced
 ``is_over()``, ``result()``   the end, and the final scores and places (ties share a place)
 ``default_action(seat)``      the game's documented default (RULINGS.md), played on a fault
