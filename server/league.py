@@ -17,7 +17,10 @@ Life of a league
        anything if a bot it started itself does not connect.)
     3. :func:`play_league` claims the scheduled matches one by one (``scheduled → running``,
        atomically, so several processes can share a league), plays up to ``concurrency`` at
-       once, and records each with its rating update in one transaction.
+       once, and records each with its rating update in one transaction. The claims and the
+       records are written by a child process (:mod:`cardarena.ratings.recorder`, for a ledger
+       in a file or on a server), so the referee's event loop neither waits for the database
+       nor shares its GIL with it; an in-memory ledger is written by a thread instead.
     4. Interrupted: a match being played when the process is stopped cleanly (Ctrl-C, SIGTERM
        in the CLI) is put back to ``scheduled`` (``Ledger.release_match``); a process killed
        outright (SIGKILL, a power cut) leaves its matches ``running``, and a match whose record
@@ -44,6 +47,7 @@ import asyncio
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -249,30 +253,34 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     total = info.total
     done = info.counts["finished"] + info.counts["failed"]
     sem = asyncio.Semaphore(concurrency)
+    ahead = asyncio.Semaphore(2 * concurrency)
     played = 0
     if progress:
         progress(league_id, done, total, None)
-    # One thread writes the ledger for the whole league: SQLite takes one writer at a time
-    # anyway, and threads queueing for its lock (and for the GIL) cost the referee time.
+    # The league's ledger writes (claims, records) go to the recorder process, in order; with an
+    # in-memory ledger, to one thread (SQLite takes one writer at a time anyway, and threads
+    # queueing for its lock and for the GIL cost the referee time).
     writer = ThreadPoolExecutor(1, thread_name_prefix="cardarena-ledger")
     loop = asyncio.get_running_loop()
+    recorder = await Recorder.start(ledger) if Recorder.can_serve(ledger) else None
 
     def record(m, out, t0: float) -> None:
         t = time.perf_counter()
-        ledger.record_match(m.id, scores=list(out.result.scores), places=list(out.result.places),
-                            faults=out.faults, forfeited=out.forfeited, steps=out.steps, events=out.events,
-                            result_details={"faults": [f.to_json() for f in out.fault_log]},
-                            duration_s=time.monotonic() - t0)
+        ledger.record_match(m.id, **record_args(out, t0))
         stats.record_seconds.append(time.perf_counter() - t)
 
     async def one(m) -> None:
         nonlocal done, played
-        async with sem:
-            if not await _claim(ledger, m.id, writer):
+        # A match is claimed before a slot to play it is free (at most `concurrency` ahead), so
+        # that a claim, queued behind records in the recorder, never holds up the next match.
+        async with ahead:
+            claimed = await (recorder.claim(m.id) if recorder is not None else _claim(ledger, m.id, writer))
+            if not claimed:
                 return  # another process took it
-            t0 = time.monotonic()
             try:
-                out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
+                async with sem:
+                    t0 = time.monotonic()
+                    out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 # stopped cleanly: the match goes back to the schedule, to be played again on resume
                 ledger.release_match(m.id)
@@ -287,24 +295,146 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
                 if progress:
                     progress(league_id, done, total, m.id)
                 return
-            try:
+        # recorded outside the slot: the next match starts while this one is written
+        try:
+            if recorder is None:
                 await loop.run_in_executor(writer, record, m, out, t0)
-            except LedgerError as e:  # recorded meanwhile by another process: counted once, there
-                log.warning("league %s match %s: %s", league_id, m.id, e)
-                stats.skipped += 1
-                return
-            stats.decisions += out.decisions
-            stats.played += 1
-            done += 1
-            played += 1
-            if progress:
-                progress(league_id, done, total, m.id)
+            else:
+                stats.record_seconds.append(await recorder.record(m.id, **record_args(out, t0)))
+        except LedgerError as e:  # recorded meanwhile by another process: counted once, there
+            log.warning("league %s match %s: %s", league_id, m.id, e)
+            stats.skipped += 1
+            return
+        stats.decisions += out.decisions
+        stats.played += 1
+        done += 1
+        played += 1
+        if progress:
+            progress(league_id, done, total, m.id)
 
     try:
         await asyncio.gather(*(one(m) for m in todo))
     finally:
         writer.shutdown(wait=False)
+        if recorder is not None:
+            await recorder.close()
     return played
+
+
+def record_args(out, t0: float) -> dict:
+    """``Ledger.record_match``'s keyword arguments for a played match (plain data only)."""
+    return dict(scores=list(out.result.scores), places=list(out.result.places), faults=list(out.faults),
+                forfeited=list(out.forfeited), steps=out.steps, events=out.events,
+                result_details={"faults": [f.to_json() for f in out.fault_log]},
+                duration_s=time.monotonic() - t0)
+
+
+class RecorderError(Exception):
+    """The recorder process failed or stopped: the league cannot record its matches."""
+
+
+class Recorder:
+    """The league's side of the recorder process (:mod:`cardarena.ratings.recorder`).
+
+    ``record`` sends a played match and waits for its answer without blocking the event loop:
+    the pipe is written and read by the loop itself, no thread. If the process dies, every
+    waiting and later record raises :class:`RecorderError`, which ends the league with that
+    message; matches not recorded stay ``running`` for ``league resume``.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self.proc = proc
+        self._next = 0
+        self._waiting: dict[int, asyncio.Future] = {}
+        self._failure = ""
+        self._reader = asyncio.create_task(self._read())
+
+    @staticmethod
+    def can_serve(ledger) -> bool:
+        """A ledger another process can open: a file or a server, not an in-memory database."""
+        url = getattr(ledger, "url", "")
+        return bool(url) and url not in ("sqlite://", "sqlite:///:memory:")
+
+    @classmethod
+    async def start(cls, ledger) -> "Recorder":
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cardarena.ratings.recorder", ledger.url,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        return cls(proc)
+
+    async def _read(self) -> None:
+        from cardarena.ratings.recorder import decode
+
+        out = self.proc.stdout
+        try:
+            while True:
+                head = await out.readexactly(4)
+                request_id, status, value = decode(await out.readexactly(int.from_bytes(head, "big")))
+                future = self._waiting.pop(request_id, None)
+                if future is not None and not future.done():
+                    future.set_result((status, value))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        code = await self.proc.wait()
+        self._fail(f"the ledger recorder stopped (exit code {code})")
+
+    def _fail(self, message: str) -> None:
+        self._failure = self._failure or message
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(RecorderError(self._failure))
+        self._waiting.clear()
+
+    def _send(self, request_id: int, kind: str, match_id: int, kwargs: dict) -> None:
+        from cardarena.ratings.recorder import encode
+
+        if not self.proc.stdin.is_closing():
+            self.proc.stdin.write(encode((request_id, kind, match_id, kwargs)))
+
+    async def _call(self, kind: str, match_id: int, **kwargs):
+        from cardarena.ratings import LedgerError
+
+        if self._failure:
+            raise RecorderError(self._failure)
+        self._next += 1
+        future = asyncio.get_running_loop().create_future()
+        self._waiting[self._next] = future
+        try:
+            self._send(self._next, kind, match_id, kwargs)
+            await self.proc.stdin.drain()
+        except ConnectionError:
+            self._fail("the ledger recorder stopped reading")
+        status, value = await future
+        if status == "ok":
+            return value
+        if status == "ledger":
+            raise LedgerError(value)
+        raise RecorderError(f"{kind} of match {match_id}: {value}")
+
+    async def claim(self, match_id: int) -> bool:
+        """``Ledger.claim_match`` in the recorder. Stopped while waiting, it asks the recorder
+        to release the match again if its claim went through (the requests are carried out in
+        order), so an interrupted league never leaves a match ``running`` that nobody plays."""
+        try:
+            return await self._call("claim", match_id)
+        except asyncio.CancelledError:
+            self._send(0, "release", match_id, {})  # answered with id 0: nobody waits for it
+            raise
+
+    async def record(self, match_id: int, **kwargs) -> float:
+        """Record a match; returns the seconds the recorder took. Raises ``LedgerError`` as
+        ``Ledger.record_match`` would, ``RecorderError`` if the recorder is gone."""
+        return await self._call("record", match_id, **kwargs)
+
+    async def close(self, timeout: float = 60.0) -> None:
+        """Let the recorder finish what it was sent, then end it."""
+        if not self.proc.stdin.is_closing():
+            self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+        except (TimeoutError, asyncio.TimeoutError):
+            self.proc.kill()
+            self._reader.cancel()
 
 
 async def _claim(ledger, match_id: int, executor: ThreadPoolExecutor | None = None) -> bool:

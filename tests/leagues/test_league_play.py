@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import pytest
+
 from leaguekit import GAME, random_bots, referee
 
 from cardarena.ratings import Ledger
@@ -175,21 +177,38 @@ def test_a_match_that_raises_fails_alone_and_can_be_played_again(tmp_path, monke
     assert_counted_once(ledger, league_id)
 
 
-def test_a_match_recorded_meanwhile_elsewhere_is_skipped_not_counted_twice(tmp_path, monkeypatch):
+@pytest.mark.parametrize("recorder", ["process", "thread"])
+def test_a_match_recorded_meanwhile_elsewhere_is_skipped_not_counted_twice(tmp_path, monkeypatch, recorder):
+    """Through the recorder process (a ledger file) and through the writer thread (used for an
+    in-memory ledger): the LedgerError of the second record skips the match."""
+    from cardarena.server import league as league_mod
+
     ledger = led(tmp_path)
     spec = LeagueSpec(GAME, BOTS, seats=4, rounds=1, seed=3, concurrency=1)
-    real_record = ledger.record_match
     raced = []
+    if recorder == "process":
+        real = league_mod.Recorder.record
 
-    def record(match_id, **kw):
-        if not raced:  # another process (after a reset) recorded this match first
-            raced.append(match_id)
-            real_record(match_id, **kw)
-        return real_record(match_id, **kw)
+        async def record(self, match_id, **kw):
+            if not raced:  # another process (after a reset) recorded this match first
+                raced.append(match_id)
+                ledger.record_match(match_id, **kw)
+            return await real(self, match_id, **kw)
 
-    monkeypatch.setattr(ledger, "record_match", record)
+        monkeypatch.setattr(league_mod.Recorder, "record", record)
+    else:
+        monkeypatch.setattr(league_mod.Recorder, "can_serve", staticmethod(lambda ledger: False))
+        real_record = ledger.record_match
+
+        def record_match(match_id, **kw):
+            if not raced:
+                raced.append(match_id)
+                real_record(match_id, **kw)
+            return real_record(match_id, **kw)
+
+        monkeypatch.setattr(ledger, "record_match", record_match)
     league_id, stats = run(ledger, spec)
-    assert stats.skipped == 1 and stats.played == 3
+    assert raced and stats.skipped == 1 and stats.played == 3
     assert_counted_once(ledger, league_id)
 
 
@@ -213,3 +232,35 @@ def test_verify_finds_a_tampered_record(tmp_path):
         assert "only a finished match" in str(e)
     else:
         raise AssertionError("an unfinished match cannot be verified")
+
+
+def test_a_recorder_that_dies_ends_the_league_with_its_reason_and_resume_completes_it(tmp_path, monkeypatch):
+    """The recorder process is killed after its first record: the league stops with a clear
+    error, nothing half-written is left, and `resume` plays and records the rest."""
+    from cardarena.server import league as league_mod
+
+    ledger = led(tmp_path)
+    spec = LeagueSpec(GAME, BOTS, seats=2, matches=6, seed=5, concurrency=2)
+    real = league_mod.Recorder.record
+
+    async def record(self, match_id, **kw):
+        seconds = await real(self, match_id, **kw)
+        self.proc.kill()  # the recorder dies after recording one match
+        return seconds
+
+    monkeypatch.setattr(league_mod.Recorder, "record", record)
+    with pytest.raises(league_mod.RecorderError, match="the ledger recorder stopped"):
+        run(ledger, spec)
+    (league,) = ledger.leagues()
+    counts = ledger.league(league.id).counts
+    assert counts["finished"] >= 1 and counts["finished"] < 6 and counts["failed"] == 0
+    assert ledger.check() == [], "every finished match complete; ratings recompute"
+
+    monkeypatch.setattr(league_mod.Recorder, "record", real)
+
+    async def resume():
+        ref = referee()
+        async with random_bots(ref, spec.bots):
+            return await resume_league(ref, ledger, league.id)
+    asyncio.run(resume())
+    assert_counted_once(ledger, league.id)
