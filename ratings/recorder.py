@@ -18,17 +18,19 @@ for anything marshal cannot carry) and the payload.
   ``(request_id, "ledger", message)`` for a :class:`LedgerError` (a match recorded meanwhile by
   another process, say), or ``(request_id, "error", message)``.
 
-The league's ledger writes all go through this one process, in order, so they never wait for
-each other's SQLite lock.
+The league's claims and records all go through this one process, in order, so they never wait
+for each other's SQLite lock.
 
 At the end of its input (the league is over, or the referee's process is gone) the recorder
 finishes every whole request it has read, then exits: a match is recorded whole or not at all.
 
-Run as ``python -m cardarena.ratings.recorder DATABASE_URL``.
+Run as ``python -m cardarena.ratings.recorder`` with the ledger's URL in
+``CARDARENA_RECORDER_DB`` (not on the command line: it may hold a password).
 """
 from __future__ import annotations
 
 import marshal
+import os
 import pickle
 import signal
 import sys
@@ -101,17 +103,17 @@ def serve(ledger, requests: BinaryIO, answers: BinaryIO) -> int:
     return recorded
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m cardarena.ratings.recorder DATABASE_URL", file=sys.stderr)
+def main() -> int:
+    url = os.environ.get("CARDARENA_RECORDER_DB", "")
+    if not url:
+        print("cardarena recorder: set CARDARENA_RECORDER_DB to the ledger's URL", file=sys.stderr)
         return 2
     # Ctrl-C in a terminal reaches the whole process group: the league puts its unfinished
     # matches back and closes the pipe; the recorder finishes what it was sent, then ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .ledger import Ledger
 
-    serve(Ledger(argv[0]), sys.stdin.buffer, sys.stdout.buffer)
+    serve(Ledger(url), sys.stdin.buffer, sys.stdout.buffer)
     return 0
 
 

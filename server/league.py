@@ -357,9 +357,12 @@ class Recorder:
 
     @classmethod
     async def start(cls, ledger) -> "Recorder":
+        # the URL (it may hold a database password) goes in the environment, not on a command
+        # line every user of the machine can read
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cardarena.ratings.recorder", ledger.url,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+            sys.executable, "-m", "cardarena.ratings.recorder",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "CARDARENA_RECORDER_DB": ledger.url})
         return cls(proc)
 
     async def _read(self) -> None:
