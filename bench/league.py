@@ -9,10 +9,9 @@ table of a 100,000-match ledger.
    session token), a balanced schedule of N four-seat matches written to a SQLite ledger in a
    temporary folder, played ``-j`` at a time. Printed: matches per second, decisions per
    second, and the time of each ``record_match`` (the match, its seats, its event log and its
-   TrueSkill update in one transaction) in wall time and in the recording thread's CPU time
-   (the difference is waiting: for the GIL, held by the referee's event loop, and for the disk);
-   then the same matches recorded again one by one into a fresh ledger with nothing else
-   running, the ledger's own cost.
+   TrueSkill update in one transaction) in the league's recorder process (ratings/recorder.py),
+   and the recorder's CPU; then the same matches recorded again one by one into a fresh ledger
+   with nothing else running, the ledger's own cost.
 2. The rating table: a ledger of ``--ledger-matches`` finished matches among 40 bots, its facts
    written in bulk with bench/ledger.py's generator (``places_of``) and rated with
    ``Ledger.recompute`` (what ``cardarena ratings recompute`` does); then ``cardarena ratings``
@@ -28,6 +27,7 @@ import asyncio
 import contextlib
 import io
 import os
+import resource
 import random
 import statistics
 import subprocess
@@ -66,17 +66,6 @@ async def _league(folder: Path, matches: int, concurrency: int) -> None:
     hosted = await start_server(referee)
     bots = [procs.start_bot(n, f"python {ROOT / 'examples' / 'python' / 'random_bot.py'}", hosted.address,
                             referee.mint_session_token(n), folder / "logs") for n in names]
-    cpu: list[float] = []
-    record = led.record_match
-
-    def timed_record(*args, **kwargs):  # the recording thread's CPU time, beside LeagueStats' wall time
-        c = time.thread_time()
-        try:
-            return record(*args, **kwargs)
-        finally:
-            cpu.append(time.thread_time() - c)
-
-    led.record_match = timed_record
     try:
         missing = await referee.wait_for_bots(names, 30)
         if missing:
@@ -94,6 +83,8 @@ async def _league(folder: Path, matches: int, concurrency: int) -> None:
 
         league_id = await run_league(referee, led, spec, progress=progress, stats=stats)
         wall = stats.elapsed
+        # the recorder is the only child that has ended so far (the bots are still running)
+        recorder = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         for b in bots:
             b.stop()
@@ -103,9 +94,10 @@ async def _league(folder: Path, matches: int, concurrency: int) -> None:
           f"-j {concurrency}, in {wall:.1f} s")
     print(f"  {stats.played / wall:.2f} matches/s, {stats.decisions / wall:.0f} decisions/s "
           f"({stats.decisions / max(stats.played, 1):.0f} decisions per match)")
-    print(f"  record_match per match, wall: median {ms(statistics.median(rec))}, mean {ms(statistics.mean(rec))}, "
-          f"p95 {ms(rec[int(len(rec) * 0.95)])}; {100 * sum(rec) / wall:.1f} % of the league's wall time")
-    print(f"  record_match per match, CPU of the recording thread: median {ms(statistics.median(cpu))}")
+    print(f"  record_match per match, in the recorder process: median {ms(statistics.median(rec))}, "
+          f"mean {ms(statistics.mean(rec))}, p95 {ms(rec[int(len(rec) * 0.95)])}; the recorder busy "
+          f"{100 * sum(rec) / wall:.1f} % of the league's wall time")
+    print(f"  the recorder's CPU, start-up included: {recorder.ru_utime + recorder.ru_stime:.1f} s")
     problems = led.check()
     print(f"  ledger check: {len(problems)} problems")
 
