@@ -5,8 +5,9 @@
    with the sizes of a decision and its answer: a 20-byte message up, and down a reply as long
    as the referee's mean 4-seat Sixth Card decision (measured from a played match, ~1.2 kB).
 2. The referee: a Sixth Card league of 4 random bot processes, ``--concurrency`` matches at
-   once (4, the CLI's default), every match recorded in a SQLite ledger; decisions per second
-   from the first match to the last. Played twice: with the C++ random bot
+   once (4, the CLI's default), every match recorded in a SQLite ledger by the league's
+   recorder process (its start-up, ~0.5 s, included); decisions per second from the start of
+   the league to its last record. Played twice: with the C++ random bot
    (examples/cpp, built by ``make examples``; skipped if it is not built), where the referee is
    the busy process, and with the Python SDK's random bot, whose four processes need about as
    much CPU per decision as the referee itself, so that on a 2-core machine the league measures
