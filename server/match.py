@@ -114,11 +114,9 @@ class Match:
 
     def decision(self, seat: int, time_left: float | None = None) -> Decision:
         """The decision for ``seat`` now; the seat's unseen events are handed over with it."""
-        self._decision_counter += 1
-        game = self.game
-        events, self._unseen[seat] = self._unseen[seat], []
-        return Decision(self.match_id, game, seat, self._decision_counter, game.view(seat),
-                        game.legal_actions(seat), events, time_left)
+        (d,) = self.decisions((seat,))
+        d.time_left = time_left
+        return d
 
     def decisions(self, seats: Sequence[int]) -> list[Decision]:
         """The decisions of several seats acting together (one step), in the order given; the

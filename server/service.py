@@ -89,13 +89,18 @@ class AdminError(Exception):
         self.code = code
 
 
+async def _require_admin(service: "AdminService", context) -> None:
+    """Abort the call unless it carries the admin token."""
+    token = bearer_token(context)
+    if not service.admin_token or not hmac.compare_digest(token.encode(), service.admin_token.encode()):
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin token required (CARDARENA_ADMIN_TOKEN)")
+
+
 def _admin_call(method):
     """Check the admin token; turn known errors into status codes, in one place."""
     @functools.wraps(method)
     async def wrapper(self: "AdminService", request, context):
-        token = bearer_token(context)
-        if not self.admin_token or not hmac.compare_digest(token.encode(), self.admin_token.encode()):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin token required (CARDARENA_ADMIN_TOKEN)")
+        await _require_admin(self, context)
         try:
             return await method(self, request, context)
         except AdminError as e:
@@ -108,9 +113,7 @@ def _admin_call(method):
 def _admin_stream(method):
     @functools.wraps(method)
     async def wrapper(self: "AdminService", request, context):
-        token = bearer_token(context)
-        if not self.admin_token or not hmac.compare_digest(token.encode(), self.admin_token.encode()):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin token required (CARDARENA_ADMIN_TOKEN)")
+        await _require_admin(self, context)
         async for item in method(self, request, context):
             yield item
     return wrapper

@@ -147,11 +147,6 @@ def decision_bytes(game: Game, match_id: str, seat: int, decision_id: int, view:
     return _field(_DECISION, b"".join(parts))
 
 
-def decision_message(*args, **kwargs) -> pb.RefereeMessage:
-    """:func:`decision_bytes` parsed back into a message (tests, tools)."""
-    return pb.RefereeMessage.FromString(decision_bytes(*args, **kwargs))
-
-
 def serialize(message) -> bytes:
     """The Play stream's serializer: a message, or bytes already in wire format."""
     return message if type(message) is bytes else message.SerializeToString()
