@@ -64,7 +64,8 @@ class TimeControl:
     move_seconds: float = 2.0
     bank_seconds: float = 0.0
     max_faults: int = 3
-    grace_seconds: float = 10.0
+    grace_seconds: float = 10.0   # all the time a bot may be away during one match, summed
+    max_reconnects: int = 5       # streams a bot may lose and reopen during one match
 
     def message(self) -> pb.TimeControl:
         return pb.TimeControl(move_seconds=self.move_seconds, bank_seconds=self.bank_seconds,
