@@ -32,9 +32,9 @@ natural count and the 13 ranks of a suit), so the state of the search is the und
 (a bitmask), the wilds needed so far, the wild-rank cards given to the pool, the slack so far
 and the extensions of the table's runs. The search is memoised on that state and exact. It
 stays small because slack beyond the wilds still free is dropped, a table run that no
-undecided card can reach any more is folded into the slack, twin runs on the table (several
-decks) are tried once, and leaving a card is tried last, so a hand that melds fully stops the
-search at its first full melding. Going out (:func:`going_out_discards`) first counts the
+undecided card can reach any more is folded into the slack, twin runs on the table (the same
+suit and the same state, from several decks) are tried once, and leaving a card is tried last,
+so a hand that melds fully stops the search at its first full melding. Going out (:func:`going_out_discards`) first counts the
 cards no meld could hold (no card of their rank, none of their suit near enough): with two of
 them the hand cannot go out, with one only by discarding it.
 
@@ -437,8 +437,11 @@ class _Solver:
         up to the run) or its high end (with any higher cards of the suit), gaps wild."""
         s, p = self.suit[i], self.rank[i]
         total_w = self.total_w
+        suits = self.run_suit
         for x, st in enumerate(ts):
-            if st is None or self.run_suit[x] != s or st in ts[:x]:  # (a twin run: the first)
+            if st is None or suits[x] != s:
+                continue
+            if any(ts[y] == st and suits[y] == s for y in range(x)):  # a twin run: the first
                 continue
             lo, hi, nt, wd, up = st
             if lo <= p <= hi or (p > hi and up):

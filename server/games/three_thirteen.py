@@ -12,8 +12,8 @@ one at a time clockwise from its left; the next card, face up, starts the discar
 rest is the stock. The seat left of the dealer starts. A turn: take the top card of the stock
 or of the discard pile; then discard a card, or go out. Going out lays down every card but the
 final discard in sets and runs; then every other seat, clockwise from the goer's left, takes a
-last turn: it draws, discards, and the referee lays down its melds and lays its cards off onto
-any melds on the table. The cards left in a hand score their points. After 11 rounds the lowest
+last turn: it draws, the referee lays down its melds and lays its cards off onto any melds on
+the table, and it discards. The cards left in a hand score their points. After 11 rounds the lowest
 total wins.
 
 Rulings applied
@@ -36,7 +36,7 @@ Rulings applied
   go into new melds (jokers too: going out needs a final discard, so 6 cards in two sets of
   three after the draw cannot go out). Then each other seat, clockwise from the goer's left,
   takes one last turn: draw, discard; the referee lays down its melds and lays cards off onto
-  any melds on the table (anybody's, including those laid earlier in the same last turns), at
+  any melds on the table before the discard, which ends the turn (the rules text) (anybody's, including those laid earlier in the same last turns), at
   either end of a run and onto sets, respecting the wild limit of the extended meld. Nobody
   else can go out in the last turns.
 * R7 the referee lays the arrangement that leaves the seat the fewest points, then the fewest
@@ -108,7 +108,7 @@ private to each seat: its hand), ``draw`` (private to the drawer: the card; to t
 it drew from the stock), ``take`` (a card taken from the discard pile), ``discard``,
 ``rebuild`` (the stock rebuilt), ``go_out`` (the goer, its discard and its melds), ``lay_down``
 (a last turn's new melds, its lay-offs — table meld index, cards, the meld as extended — and
-how many cards the seat kept), ``round_end`` (every hand shown, the points, the totals, "out"
+how many cards the seat keeps after its discard; it comes before that ``discard``), ``round_end`` (every hand shown, the points, the totals, "out"
 or "cap"), ``game_end`` (totals and places).
 
 Options
@@ -287,9 +287,9 @@ class ThreeThirteen(Game):
         if kind == "draw":
             self._draw(seat, what, events)
         elif kind == "discard":
+            if self.gone_out >= 0:  # R7: a last turn lays down, then its discard ends it
+                self._lay_down(seat, what, events)
             self._discard(seat, what, events)
-            if self.gone_out >= 0:
-                self._lay_down(seat, events)
             self._next_turn(events)
         else:
             self._discard(seat, what, events, going_out=True)
@@ -343,10 +343,13 @@ class ThreeThirteen(Game):
         events.append(Event({"type": "go_out", "seat": seat, "card": CARD_TEXT[self.pile[-1]],
                              "melds": [self._meld_json(t) for t in range(len(self.table))]}))
 
-    def _lay_down(self, seat: int, events: list[Event]) -> None:
-        """R6, R7: the end of a last turn: new melds and lay-offs, the fewest points left."""
+    def _lay_down(self, seat: int, discard: int, events: list[Event]) -> None:
+        """R6, R7: a last turn's new melds and lay-offs, the fewest points left, laid before
+        its ``discard`` (the rules text: discarding ends the turn)."""
         table = [m for m, _, _ in self.table]
-        arr = arrange(self.hands[seat], self.wild, table, self.joker_points)
+        rest = list(self.hands[seat])
+        rest.remove(discard)
+        arr = arrange(rest, self.wild, table, self.joker_points)
         laid: list[int] = []
         layoffs = []
         for lo in arr.layoffs:
@@ -369,7 +372,7 @@ class ThreeThirteen(Game):
         self.last_turns.pop(0)
         events.append(Event({"type": "lay_down", "seat": seat,
                              "melds": [self._meld_json(t) for t in range(start, len(self.table))],
-                             "layoffs": layoffs, "cards_left": len(hand)}))
+                             "layoffs": layoffs, "cards_left": len(hand) - 1}))  # after the discard
 
     def _next_turn(self, events: list[Event]) -> None:
         """The next seat draws (R6: the next last turn), or the round ends; R9 at the draw."""

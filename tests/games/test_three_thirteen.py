@@ -170,6 +170,36 @@ def test_R6_lay_offs_at_either_end_of_a_run():
     assert arrange(C("AS"), 10, [Meld(RUN, 3, 11, tuple(C("JS QS KS")))]).points == 1
 
 
+def test_R6_runs_of_one_span_in_two_suits_are_not_twins():
+    """R6, R7 (issue 14): table 5♣ 6♣ 7♣ and 5♥ 6♥ 7♥, hand 8♥ 10♣: 8♥ goes onto the hearts
+    run and 10 points stay, whichever run is listed first."""
+    clubs, hearts = Meld(RUN, 0, 5, tuple(C("5C 6C 7C"))), Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))
+    for table in ([clubs, hearts], [hearts, clubs]):
+        best = arrange(C("8H 10C"), 3, table)
+        assert best.points == 10 and best.deadwood == tuple(C("10C"))
+        assert best.layoffs == (LayOff(table.index(hearts), (), tuple(C("8H"))),)
+
+
+def test_R6_R7_a_last_turn_lays_off_onto_an_earlier_last_turn_then_discards():
+    """R6, R7: the goer lays 5♣ 6♣ 7♣, the first last turn lays 5♥ 6♥ 7♥, and the second lays 8♥
+    off onto that later run (the clubs run, listed first, has the same span); in the log each
+    last turn lays down before its discard, which ends the turn (the rules text)."""
+    g = table_at(3, round=1, hands=["AD 8H 10C", "5C 6C 7C", "5H 6H 7H"], stock="JD QS KD")
+    act(g, DRAW_STOCK)                                       # seat 1 draws K♦
+    act(g, GO_OUT_CARD[C("KD")[0]])
+    act(g, DRAW_STOCK)                                       # seat 2 draws Q♠
+    events = act(g, DISCARD_CARD[C("QS")[0]])
+    assert event_types(events) == ["lay_down", "discard"]
+    assert [m["cards"] for m in g.view(0)["melds"]] == [["5♣", "6♣", "7♣"], ["5♥", "6♥", "7♥"]]
+    act(g, DRAW_STOCK)                                       # seat 0 draws J♦
+    events = act(g, DISCARD_CARD[C("JD")[0]])
+    assert event_types(events)[:3] == ["lay_down", "discard", "round_end"]
+    lay = events[0].data
+    assert [(x["meld"], x["cards"]) for x in lay["layoffs"]] == [(1, ["8♥"])]
+    assert lay["cards_left"] == 2 and events[1].data["card"] == "J♦"
+    assert g.round_scores[-1] == (1, (1 + 10, 0, 0), "out")
+
+
 # ----- the solver against brute force ------------------------------------------------------------
 def _is_wild(c: int, w: int) -> bool:
     return c == JOKER or c // 4 + 1 == w
@@ -310,6 +340,25 @@ def _random_case(rng: random.Random):
     return hand, w, table, rng.choice((20, 20, 5, 0))
 
 
+def _check_against_brute_force(hand, w, table, jp=20):
+    """The solver's arrangement uses exactly the hand's cards, lays only valid melds and valid
+    lay-offs, and leaves exactly the brute force's minimum (points, then cards)."""
+    best = arrange(hand, w, table, jp)
+    used = list(best.deadwood)
+    for m in best.melds:
+        assert m.is_valid() and valid_new(tuple(sorted(m.cards)), w), (hand, w, m)
+        used += m.cards
+    for lay in best.layoffs:
+        assert extend(table[lay.meld], lay).is_valid(), (hand, w, table, lay)
+        assert valid_extension(table[lay.meld], tuple(sorted(lay.cards)), w)
+        used += lay.cards
+    assert sorted(used) == sorted(hand)
+    assert best.points == sum(card_points(c, jp) for c in best.deadwood)
+    assert 32 * best.points + len(best.deadwood) == brute_force(hand, w, table, jp), \
+        (T(hand), w, [T(m.cards) for m in table], jp, best)
+    return best
+
+
 def test_R3_R4_R7_solver_matches_brute_force_on_random_small_hands():
     """R3, R4, R6, R7: on 400 random small hands (two decks: duplicates; jokers and wild-rank
     cards; table sets and runs, with wilds), the solver's arrangement uses exactly the hand's
@@ -320,19 +369,7 @@ def test_R3_R4_R7_solver_matches_brute_force_on_random_small_hands():
     checked_out = 0
     for _ in range(400):
         hand, w, table, jp = _random_case(rng)
-        best = arrange(hand, w, table, jp)
-        used = list(best.deadwood)
-        for m in best.melds:
-            assert m.is_valid() and valid_new(tuple(sorted(m.cards)), w), (hand, w, m)
-            used += m.cards
-        for lay in best.layoffs:
-            assert extend(table[lay.meld], lay).is_valid(), (hand, w, table, lay)
-            assert valid_extension(table[lay.meld], tuple(sorted(lay.cards)), w)
-            used += lay.cards
-        assert sorted(used) == sorted(hand)
-        assert best.points == sum(card_points(c, jp) for c in best.deadwood)
-        assert 32 * best.points + len(best.deadwood) == brute_force(hand, w, table, jp), \
-            (hand, w, table, jp, best)
+        _check_against_brute_force(hand, w, table, jp)
         if not table:
             assert melds_fully(hand, w) == (brute_force(hand, w, everything=True) is not None)
             want = sorted({c for c in hand
@@ -340,6 +377,47 @@ def test_R3_R4_R7_solver_matches_brute_force_on_random_small_hands():
             assert going_out_discards(hand, w) == want, (hand, w)
             checked_out += bool(want)
     assert checked_out > 20  # the sample holds hands that can go out
+
+
+def _last_turns_case(rng: random.Random):
+    """A goer's table of runs of one span in two or three suits (listed in a random order, a
+    wild now and then) and a set, and two last-turn hands of cards near those runs."""
+    w = rng.randrange(3, 14)
+    lo = rng.randrange(2, 10)
+    suits = rng.sample(range(4), rng.choice((2, 2, 3)))
+    table = []
+    for s in suits:
+        cards = [(r - 1) * 4 + s for r in range(lo, lo + 3)]
+        if rng.random() < 0.3:
+            cards[rng.randrange(3)] = JOKER
+        table.append(Meld(RUN, s, lo, tuple(cards)))
+    if rng.random() < 0.5:
+        r = rng.choice([x for x in range(1, 14) if x != w])
+        table.append(Meld(SET, r, r, tuple((r - 1) * 4 + s for s in rng.sample(range(4), 3))))
+    rng.shuffle(table)
+    near = [(r - 1) * 4 + s for s in suits
+            for r in range(max(1, lo - 2), min(13, lo + 4) + 1) if not lo <= r < lo + 3]
+    pool = near * 2 + [(w - 1) * 4 + s for s in suits] + [JOKER, rng.randrange(52)]
+    hands = [[rng.choice(pool) for _ in range(rng.randrange(2, 5))] for _ in range(2)]
+    return w, table, hands
+
+
+def test_R6_R7_a_later_last_turn_lays_off_onto_an_earlier_last_turns_melds():
+    """R6, R7 against the brute force, the way the last turns build the table: runs of the same
+    span in different suits (which the solver must not take for twins), a first last turn
+    arranged onto the goer's melds, and a second one onto the table that first turn left —
+    its new melds and the runs it extended."""
+    rng = random.Random(14)
+    extended = 0
+    for _ in range(150):
+        w, table, (first, second) = _last_turns_case(rng)
+        best = _check_against_brute_force(first, w, table)
+        for lay in best.layoffs:
+            table[lay.meld] = extend(table[lay.meld], lay)
+        extended += bool(best.layoffs)
+        table += best.melds
+        _check_against_brute_force(second, w, table)
+    assert extended > 30  # the first last turns often lay off
 
 
 def _without(hand, card):
@@ -688,8 +766,17 @@ def test_a_full_11_round_game():
 
 
 def _default_bot(decision) -> int:
-    game = decision._game
-    return decision.actions.index(game.default_action(decision.seat))
+    """R10 from what the seat is sent: draw from the stock; discard the highest card that is
+    not wild (by points, then code), or the highest wild if nothing else may go."""
+    actions = decision.actions
+    if DRAW_STOCK in actions:
+        return actions.index(DRAW_STOCK)
+    wild_text = decision.view["wild_rank"]
+    wild = next(r for r in range(1, 14) if CARD_TEXT[(r - 1) * 4][:-1] == wild_text)
+    jp = decision.view["joker_points"]
+    cards = [c for kind, c in actions if kind == "discard"]
+    plain = [c for c in cards if not _is_wild(c, wild)]
+    return actions.index(DISCARD_CARD[max(plain or cards, key=lambda c: (card_points(c, jp), c))])
 
 
 def test_heuristic_beats_random_and_the_default_clearly():
