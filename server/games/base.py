@@ -32,6 +32,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Hashable
 
 Action = Hashable
@@ -160,7 +161,7 @@ class Game(ABC):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     option_specs: ClassVar[tuple[Option, ...]] = ()
-    #: rules texts by language code, file names in shared/rules (the ``rules`` CLI command).
+    #: rules texts by language code, file names in server/games/rules (see :meth:`rules_text`).
     rules_texts: ClassVar[dict[str, str]] = {}
     #: the default action of each decision, in words (RULINGS.md), for ``cardarena games``.
     default_policy: ClassVar[str] = ""
@@ -191,6 +192,11 @@ class Game(ABC):
         for name, value in raw.items():
             out[name] = specs[name].coerce(value)
         return out
+
+    @classmethod
+    def rules_text(cls, lang: str = "en") -> str:
+        """The rules text in ``lang`` (a key of ``rules_texts``), as ``cardarena rules`` prints it."""
+        return (Path(__file__).resolve().parent / "rules" / cls.rules_texts[lang]).read_text("utf-8")
 
     # ----- the rules -----------------------------------------------------------------------
     @abstractmethod

@@ -1,9 +1,10 @@
 """SCOUT: two-valued cards, a hand that is never sorted, and a whole-hand flip before each round.
 
 The rules engine of ``scout``, Oink Games' SCOUT (Kei Kajino) for 3–5 players, rules text
-``server/games/rules/scout.en.txt`` (shared/rules/scout.en.txt). The text lost its section "Show,
-Scout, or do both"; RULINGS.md rebuilds it (O1–O7), and O3 plays shows, strength, scouting and
-Scout & Show exactly as Scouting (S2–S6). That play is the core shared with Scouting, in
+``server/games/rules/scout.en.txt`` (shared/rules/scout.en.txt). The text lost the body of its
+section "Show, Scout, or do both"; RULINGS.md rebuilds it (O1–O7), O3 plays shows, strength,
+scouting and Scout & Show exactly as Scouting (S2–S6), and the packaged text prints that section
+rebuilt from O3, marked so. That play is the core shared with Scouting, in
 :mod:`.show_scout`; this module adds the two-valued cards, the deck and the flip.
 
 The game
@@ -33,9 +34,10 @@ The round ends when a hand is empty after a show, or when play would return to t
 because everybody else only scouted since. Scoring (O4): +1 per captured card, +1 per Scout chip,
 −1 per card in hand, except the owner whose show ended the round because everybody else scouted;
 negative scores are possible. Rounds = players; round 1 starts at seat 0 and the start moves left
-(O5); the highest total wins, ties share a place. Cap (O6): 300 play decisions in a round (each
-half of a Scout & Show counts; the flip does not), then the round is scored as it stands without
-the exemption. Two-player rules are out of scope (O7): 3–5 players.
+(O5); the highest total wins, ties share a place. Cap (O6): 300 turns in a round (a Scout & Show
+is one turn, counted at its show, so the cap never falls between its scout and its show; the
+flip is no turn), then the round is scored as it stands without the exemption. Two-player rules
+are out of scope (O7): 3–5 players.
 
 Rulings applied
 ===============
@@ -43,9 +45,10 @@ O1 the deck per player count, shuffled order and orientation · O2 the sealed si
 ``to_act()`` = every seat · O3 play as S2–S6, a scouted card may be turned before it is inserted ·
 O4 scoring and the exemption · O5 rounds, start seat, ties · O6 cap 300 and defaults · O7 3–5
 players only. House details (RULINGS is silent): a one-card show has one end, offered as "left";
-the second half of a Scout & Show defaults to the first listed beating show; a scouted card is
-public with the way up it was inserted, and its position shifts as cards around it move; who
-turned their hand is announced after the flip (everybody sees a hand being turned round).
+a scouted card is public with the way up it was inserted, and its position shifts as cards around
+it move; who turned their hand is announced after the flip (everybody sees a hand being turned
+round). One departure from S8's words, which O6 takes over: on an empty table the default shows
+the lowest single, not the leftmost (see Defaults below).
 
 Decisions and actions
 =====================
@@ -69,9 +72,12 @@ the scout opening a Scout & Show                                                
 ====================================  ==========================================  ==========================
 
 Canonical order: shows by start then length; scouts by end (left first), unturned before turned,
-position 0 … len(hand); then the Scout & Show scouts in the same order. Defaults (O6): flip → keep
-the hand; a show on the table → scout its left end unturned to position 0; an empty table → show
-the leftmost single; the second half of a Scout & Show → the first listed beating show.
+position 0 … len(hand); then the Scout & Show scouts in the same order. Defaults (O6, as S8): flip
+→ keep the hand; a turn → the weakest show that beats the table, of equal ones the first listed
+(the second half of a Scout & Show always has one); with none, scout the left end, not turned, to
+position 0. On an empty table every show beats it, so the default shows the lowest single (the
+leftmost of equal ones), not S8's "leftmost single", with which all-default rounds still circled
+to the cap (why: in :mod:`.show_scout`).
 
 The view
 ========
@@ -82,8 +88,9 @@ texts in hand order), hand_values (the active values), hand_other_values (the va
 turn), table ``{"cards", "values", "owner", "kind"}``, scout_and_show_in_progress, seats (per seat
 hand_size, known / known_values: scouted cards at their current positions, "?" / -1 elsewhere,
 captured, scout_chips, scout_and_show_used, turned_hand, score, round_scores), shows (this round's
-shows), round_actions, action_cap (300). During the flip a seat sees its own hand and the scores;
-the table is empty and nothing else of this round is known yet.
+shows), round_actions (turns so far this round; a Scout & Show is one), action_cap (300). During
+the flip a seat sees its own hand and the scores; the table is empty and nothing else of this
+round is known yet.
 
 Events: as Scouting, plus ``hands_turned`` (public, after the flip: which seats turned) and
 ``hand`` (private: the seat's hand after turning it).
@@ -128,16 +135,16 @@ class Scout(ShowScoutGame):
     summary = ("Two-valued cards in a hand you may never sort: turn your whole hand or not, then "
                "show sets and runs that beat the table, or scout a table card into your hand.")
     rules_texts = {"en": "scout.en.txt"}
-    default_policy = ("flip: keep the hand; a show on the table: scout its left end, not turned, "
-                      "to position 0; an empty table: show the leftmost single; the show after a "
-                      "Scout & Show scout: the first listed beating show (O6)")
+    default_policy = ("flip: keep the hand; a turn: the weakest show that beats the table (an empty "
+                      "table: the lowest single), else scout the left end, not turned, to position "
+                      "0 (O6)")
     proto_module = "scout"
     proto_name = "Scout"
 
     VALUE = VALUE
     TEXT = TEXT
     TURN = TURN
-    ACTION_CAP = 300
+    TURN_CAP = 300
     HAS_FLIP = True
 
     def deck(self) -> list[int]:

@@ -1,8 +1,10 @@
 """Scouting: SCOUT on a standard deck A–Q, with a hand that is never sorted.
 
 The rules engine of ``scouting``, the "Scouting (after SCOUT)" variant at the end of the Unsorted
-rules text (``server/games/rules/unsorted.en.txt``, shared/rules/unsorted.en.txt); where the text
-is silent the rulings S1–S8 of shared/RULINGS.md decide. The play itself (shows, strength,
+rules text (``server/games/rules/unsorted.en.txt``, in German ``unsorted.de.txt``;
+shared/rules/); ``cardarena rules scouting [--lang de]`` prints that variant alone
+(:meth:`Scouting.rules_text`). Where the text is silent the rulings S1–S8 of shared/RULINGS.md
+decide. The play itself (shows, strength,
 scouting, Scout & Show, round ends, scoring, the cap) is the core shared with SCOUT, in
 :mod:`.show_scout`; this module adds the cards and the deal.
 
@@ -29,17 +31,19 @@ The round ends when a hand is empty after a show, or when play would return to t
 because everybody else only scouted since (S6). Each seat then scores +1 per captured card, +1
 per Scout chip, −1 per card left in its hand — except that owner in the second case. The active
 show scores nobody. Highest total after the last round wins; ties share a place (S7). Cap (S8):
-after 200 play decisions in a round (each half of a Scout & Show counts) the round is scored as it
-stands, without the owner's exemption.
+after 200 turns in a round (a Scout & Show is one turn, counted at its show, so the cap never
+falls between its scout and its show) the round is scored as it stands, without the owner's
+exemption.
 
 Rulings applied
 ===============
 S1 the deck and the deal, the rest out unseen · S2 what a show is · S3 strength ·
 S4 show and scout, scouting the last card · S5 Scout & Show as two decisions · S6 the round end
 and its exemption · S7 rounds, starting seat, ties · S8 the cap and the defaults.
-House details (RULINGS is silent): a one-card show has one end, offered as "left"; the second half
-of a Scout & Show defaults to the first listed beating show; scouted cards are public (their face
-and their position in the new hand, shifting as cards around them move).
+House details (RULINGS is silent): a one-card show has one end, offered as "left"; scouted cards
+are public (their face and their position in the new hand, shifting as cards around them move).
+One departure from S8's words: on an empty table the default shows the lowest single, not the
+leftmost (see Defaults below).
 
 Decisions and actions
 =====================
@@ -65,8 +69,11 @@ scouts (left end first, positions 0 … len(hand)), then the Scout & Show scouts
 During the second half of a Scout & Show only shows are listed. Labels show card values (suits do
 not matter) and the show's start position, so labels are unique within a decision.
 
-Defaults (S8): a show on the table → scout its left end to position 0; an empty table → show the
-leftmost single; the second half of a Scout & Show → the first listed beating show.
+Defaults (S8): the weakest show that beats the table, of equal ones the first listed (the second
+half of a Scout & Show always has one); with none, scout the left end to position 0. On an empty
+table every show beats it, so the default shows the lowest single (the leftmost of equal ones),
+not S8's "leftmost single", with which all-default rounds still circled to the cap (why: in
+:mod:`.show_scout`).
 
 The view
 ========
@@ -89,7 +96,7 @@ seats                       per seat: hand_size; known (the hand, "?" where the 
                             false here), score (total of finished rounds), round_scores
 shows                       every show of this round in order ``{"seat", "cards", "values",
                             "scout_and_show"}``
-round_actions, action_cap   play decisions so far this round; the cap (200)
+round_actions, action_cap   turns so far this round (a Scout & Show is one) and the cap (200)
 ==========================  =========================================================================
 
 Events (``data["type"]``): ``round_start`` (round, start_seat, hand_sizes), ``deal`` (private: the
@@ -110,6 +117,11 @@ from .show_scout import ShowScoutGame
 #: S1: the 48 cards A–Q are codes 0…47 (rank first); the value is the rank.
 DECK = tuple(range(48))
 HAND_SIZES = {3: 12, 4: 11, 5: 9}
+#: per language: the heading printed above the variant, and the words its bullet starts with
+VARIANT = {
+    "en": ("Scouting (the variant at the end of the Unsorted rules)", "• Scouting (after SCOUT):"),
+    "de": ("Scouting (die Variante am Ende der Regeln von „Unsortiert“)", "• Scouting (nach Scout):"),
+}
 
 
 class Scouting(ShowScoutGame):
@@ -117,23 +129,29 @@ class Scouting(ShowScoutGame):
     title = "Scouting"
     summary = ("SCOUT on a standard deck A–Q: never sort your hand; show adjacent sets or runs "
                "that beat the table, or scout a card from the table into your hand.")
-    rules_texts = {"en": "unsorted.en.txt"}
-    default_policy = ("a show on the table: scout its left end to position 0; an empty table: show "
-                      "the leftmost single; the show after a Scout & Show scout: the first listed "
-                      "beating show (S8)")
+    rules_texts = {"en": "unsorted.en.txt", "de": "unsorted.de.txt"}
+    default_policy = ("the weakest show that beats the table (an empty table: the lowest single), "
+                      "else scout the left end to position 0 (S8)")
     proto_module = "scout"
     proto_name = "Scouting"
 
     VALUE = tuple(c // 4 + 1 for c in range(52))
     TEXT = CARD_TEXT
     TURN = None
-    ACTION_CAP = 200
+    TURN_CAP = 200
 
     def deck(self) -> list[int]:
         return list(DECK)
 
     def hand_size(self) -> int:
         return HAND_SIZES[self.players]
+
+    @classmethod
+    def rules_text(cls, lang: str = "en") -> str:
+        """Only the Scouting variant: the end of the Unsorted text, from its own bullet on."""
+        text = super().rules_text(lang)
+        title, start = VARIANT[lang]
+        return f"{title}\n\n{text[text.index(start):]}"
 
 
 GAME = Scouting

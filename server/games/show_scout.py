@@ -24,8 +24,15 @@ RULINGS.md; Scouting numbers them S1–S8, SCOUT O1–O7 (O3 says "as in Scoutin
   scores +1 per captured card, +1 per Scout chip, −1 per card left in hand (negatives allowed).
 * S7 / O5 — as many rounds as players; round 1 starts at seat 0, then the start moves left
   (seat + 1); highest total wins; ties share a place.
-* S8 / O6 — cap: ``ACTION_CAP`` play decisions per round (Scouting 200, SCOUT 300; each half of a
-  Scout & Show is one), then the round is scored as it stands, without the owner's exemption.
+* S8 / O6 — cap: ``TURN_CAP`` turns per round (Scouting 200, SCOUT 300; a Scout & Show is one
+  turn, counted at its show, so the cap never falls between its scout and its show), then the
+  round is scored as it stands, without the owner's exemption. Default: the weakest show that
+  beats the table if there is one (of equal ones the first listed; the second half of a Scout &
+  Show always has one), else scout the left end, not turned, to position 0; SCOUT's flip: keep
+  the hand. On an empty table every show beats it, so the default shows the lowest single (the
+  leftmost of equal ones), not S8's "leftmost single": with the leftmost single a card scouted
+  to position 0 off a one-card show came straight back on the emptied table, and 3- and
+  5-player all-default rounds still circled to the cap (50 of 600 rounds of 3-player Scouting).
 
 House details where the rulings are silent (also in the game modules' docstrings):
 
@@ -33,8 +40,6 @@ House details where the rulings are silent (also in the game modules' docstrings
   same move twice).
 * Every action names the cards it moves, so an action is legal only in the hand it was listed
   for; shows are listed by start position then length, scouts by end, turn, position.
-* Default of the second half of a Scout & Show (not in S8): the first listed beating show (the
-  leftmost start, then the shortest).
 * Everything about a seat that the table sees is public: scouted cards keep their identity and
   position in the new hand (they shift as cards around them leave or arrive), the shows of the
   round and who made them, captured counts, chips, Scout & Show markers, scores.
@@ -219,8 +224,8 @@ class ShowScoutGame(Game):
     VALUE: ClassVar[tuple[int, ...]] = ()
     TEXT: ClassVar[tuple[str, ...]] = ()
     TURN: ClassVar[tuple[int, ...] | None] = None
-    #: play decisions per round before the round is scored as it stands (S8 / O6)
-    ACTION_CAP: ClassVar[int] = 200
+    #: turns per round before the round is scored as it stands (S8 / O6); a Scout & Show is one
+    TURN_CAP: ClassVar[int] = 200
     #: SCOUT: every round opens with the sealed whole-hand flip decision (O2)
     HAS_FLIP: ClassVar[bool] = False
 
@@ -279,7 +284,7 @@ class ShowScoutGame(Game):
         self.sns_used = [False] * n
         self.sns_pending = False
         self.turned_hand = [False] * n
-        self.round_actions = 0
+        self.round_turns = 0
         self.shows: list[dict] = []
         self.phase = PHASE_FLIP if self.HAS_FLIP else PHASE_PLAY
         self._legal = None
@@ -359,17 +364,19 @@ class ShowScoutGame(Game):
         return out
 
     def default_action(self, seat: int):
-        """S8 / O6: flip → keep; a show on the table → scout its left end, unturned, to
-        position 0; an empty table → show the leftmost single; the second half of a Scout &
-        Show → the first listed beating show."""
+        """S8 / O6: flip → keep the hand; else the weakest show that beats the table (of equal
+        ones the first listed; on an empty table the lowest single), or with none, scout the
+        left end, not turned, to position 0."""
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction(f"seat {seat} is not to act")
         if self.phase == PHASE_FLIP:
             return (FLIP, 0)
-        if self.table and not self.sns_pending:
-            return (SCOUT, 0, False, 0, self.table[0])
-        return legal[0]
+        value = self.VALUE
+        beating = [a for a in legal if a[0] == SHOW]
+        if beating:
+            return min(beating, key=lambda a: show_key([value[c] for c in a[3]]))
+        return (SCOUT, 0, False, 0, self.table[0])
 
     # ----- applying ---------------------------------------------------------------------------
     def apply(self, actions: Mapping[int, object]) -> list[Event]:
@@ -384,12 +391,13 @@ class ShowScoutGame(Game):
         seat = self.turn
         action = actions[seat]
         self._legal = None
-        self.round_actions += 1
+        if action[0] != SCOUT_AND_SHOW:
+            self.round_turns += 1  # S8: a turn ends here; a Scout & Show ends at its show
         if action[0] == SHOW:
             events = self._apply_show(seat, action)
         else:
             events = self._apply_scout(seat, action)
-        if self.phase == PHASE_PLAY and self.round_actions >= self.ACTION_CAP:
+        if self.phase == PHASE_PLAY and self.round_turns >= self.TURN_CAP:
             events.extend(self._end_round("cap", -1))
         return events
 
@@ -539,8 +547,8 @@ class ShowScoutGame(Game):
             "scout_and_show_in_progress": self.sns_pending,
             "seats": [self._seat_json(s) for s in range(self.players)],
             "shows": list(self.shows),
-            "round_actions": self.round_actions,
-            "action_cap": self.ACTION_CAP,
+            "round_actions": self.round_turns,  # wire names kept: they count turns (S8)
+            "action_cap": self.TURN_CAP,
         })
         return v
 
@@ -561,7 +569,7 @@ class ShowScoutGame(Game):
             "scout_and_show_used": list(self.sns_used),
             "scout_and_show_in_progress": self.sns_pending,
             "turned_hand": list(self.turned_hand),
-            "round_actions": self.round_actions,
+            "round_turns": self.round_turns,
             "round_scores": [list(r) for r in self.round_scores],
             "totals": list(self.totals),
         }

@@ -1,8 +1,9 @@
 """Sixth Card: everybody lays a card at once; the sixth card in a row takes the five before it.
 
 The rules engine of ``sixth-card``, our adaptation of *6 nimmt!* for ordinary cards. Rules text:
-``server/games/rules/sixth-card.en.txt`` (shared/rules/sixth-card.en.txt); where the text is
-silent or damaged, the rulings C1–C14 of shared/RULINGS.md decide. This module is also the
+``server/games/rules/sixth-card.en.txt`` (shared/rules/sixth-card.en.txt, with the penalty table
+the text lost printed where it stood, rebuilt from C1 and marked so); where the text is silent
+or damaged, the rulings C1–C14 of shared/RULINGS.md decide. This module is also the
 template the other games follow: one :class:`SixthCard` class holds the state and its dynamics,
 ``view`` is the one place a seat's knowledge is produced, and every action is a precomputed
 tuple.
