@@ -18,7 +18,7 @@ from cardarena.server.games import IllegalAction, PlayerCountError, new_game
 from cardarena.server.games import scout as scout_mod
 from cardarena.server.games.cards import parse_cards
 from cardarena.server.games.show_scout import (
-    FLIP, PHASE_PLAY, SCOUT, SCOUT_AND_SHOW, SHOW, is_show, show_key, shows_in,
+    FLIP, PHASE_FLIP, PHASE_PLAY, SCOUT, SCOUT_AND_SHOW, SHOW, is_show, show_key, shows_in,
     best_keys_after_insert,
 )
 from cardarena.server.match import RandomBot, StrategyBot, play_match
@@ -109,6 +109,22 @@ def test_S2_the_3_8_4_5_hand_plays_3_4_5_only_after_the_8_goes():
         g.table, g.table_key, g._legal = [], 0, None
         assert [3, 4, 5] in show_values(g)
         assert "show 3-4-5 from position 0" in labels(g)
+
+
+def test_S2_O3_scout_lists_no_10_1_wrap_among_its_shows():
+    """S2 / O3 (the text: "wrap a run from 10 to 1" is not allowed): in a SCOUT hand 9 10 1 2 the
+    legal shows hold 9-10 and 1-2 but no 10-1, 9-10-1 or 10-1-2, and falling 2 1 10 9 no 1-10;
+    a Scout & Show is not offered when only a wrap would beat what remains (10-1-2 after
+    scouting a 2 from 2-3-4), and is when a true run would (3-2-1)."""
+    rest = [oc("3/1"), oc("4/1"), oc("5/1")]
+    g = position("scout", [oc("9/2 10/3 1/4 2/5")] + rest)
+    assert show_values(g) == [[9], [9, 10], [10], [1], [1, 2], [2]]
+    g = position("scout", [oc("2/5 1/4 10/3 9/2")] + rest)
+    assert show_values(g) == [[2], [2, 1], [1], [10], [10, 9], [9]]
+    g = position("scout", [oc("3/1"), oc("10/3 1/8")] + rest[1:], table=oc("2/5 3/6 4/7"), owner=0, turn=1)
+    assert show_values(g) == [] and not [a for a in g.legal_actions(1) if a[0] == SCOUT_AND_SHOW]
+    g = position("scout", [oc("3/1"), oc("3/9 1/8")] + rest[1:], table=oc("2/5 3/6 4/7"), owner=0, turn=1)
+    assert "Scout & Show: scout left 2/5 to position 1" in labels(g)  # 3-2-1 is a run, beats 3-4
 
 
 # ----- S3: strength -------------------------------------------------------------------------------
@@ -234,6 +250,23 @@ def test_S5_O3_scout_and_show_in_scout_may_turn_the_scouted_card():
                          "show 4 from position 1", "show 6 from position 2"]
 
 
+def test_S5_S6_a_scout_and_show_that_empties_the_hand_ends_the_round():
+    """S5 / S6 / O4 in SCOUT: a seat holding one card scouts with its Scout & Show and shows both
+    cards; the hand is empty after a show, so the round ends at once and is scored without an
+    exemption (the shower's captured card, the owner's chip, −1 a card left); the next round
+    deals and opens with the flip."""
+    g = position("scout", [oc("2/1 3/1"), oc("8/1"), oc("4/1 5/1 9/2")], table=oc("6/2 7/3"), owner=0, turn=1)
+    act(g, find(g, "Scout & Show: scout right 7/3 to position 0"))
+    assert g.hands[1] == oc("7/3 8/1") and g.table == oc("6/2")
+    events = act(g, find(g, "show 7-8 from position 0"))
+    show, end = events[0].data, events[1].data
+    assert show["scout_and_show"] and show["beaten"] == ["6/2"] and show["kind"] == "run"
+    assert (end["type"], end["reason"], end["exempt"]) == ("round_end", "out", -1)
+    assert end["hand_sizes"] == [2, 0, 3] and end["round_scores"] == [1 - 2, 1, -3]
+    assert g.round == 1 and g.phase == PHASE_FLIP and g.to_act() == (0, 1, 2)
+    assert [e.data["type"] for e in events[2:4]] == ["round_start", "deal"]
+
+
 # ----- S6 / O4: round end and scoring -------------------------------------------------------------
 def test_S6_the_round_ends_when_a_hand_is_empty_after_a_show():
     """S6: a show that empties the hand ends the round; every seat loses 1 per card in hand (no
@@ -296,6 +329,74 @@ def test_S7_ties_share_a_place():
     g = new_game("scouting", 4, 0)
     g.totals = [5, 9, 9, -3]
     assert g.result().places == (3, 1, 1, 4)
+
+
+def play_defaults_until_round(g, r: int) -> list:
+    """Every seat plays its default until round ``r`` (0-based) has begun; the events."""
+    events = []
+    while g.round < r:
+        events += g.apply({s: g.default_action(s) for s in g.to_act()})
+    return events
+
+
+@pytest.mark.parametrize("gid", GAMES)
+@pytest.mark.parametrize("players,size", ((3, 12), (4, 11), (5, 9)))
+def test_S1_O1_S7_O5_every_round_deals_anew_and_the_start_moves_left(gid, players, size):
+    """S1 / O1 and S7 / O5, from round 2 on: each round is a new deal of the whole deck for that
+    player count (SCOUT: order and orientation shuffled; Scouting: the rest out unseen), the
+    same size to every seat, each seat told its own hand only; round r starts at seat r − 1
+    (after SCOUT's flip, which every round opens with); the table is empty, nobody owns it,
+    nothing is known of other hands."""
+    g = new_game(gid, players, 4)
+    hands = [list(h) for h in g.hands]
+    for r in range(1, players):
+        events = play_defaults_until_round(g, r)
+        start = next(e for e in events if e.data["type"] == "round_start")
+        assert start.data == {"type": "round_start", "round": r + 1, "start_seat": r,
+                              "hand_sizes": [size] * players}
+        deals = [e for e in events if e.data["type"] == "deal"]
+        assert [e.seats for e in deals] == [frozenset((s,)) for s in range(players)]
+        assert [e.data["hand"] for e in deals] == [g.view(s)["hand"] for s in range(players)]
+        assert all(len(h) == size for h in g.hands) and g.hands != hands
+        dealt = [g.canonical(c) for h in g.hands for c in h] + [g.canonical(c) for c in g.out]
+        assert sorted(dealt) == sorted(g.canonical(c) for c in g.deck())
+        assert g.table == [] and g.owner == -1 and g.shows == [] and g.round_turns == 0
+        assert all(set(x["known"]) == {"?"} for x in g.view(0)["seats"][1:])
+        if gid == "scout":
+            assert g.phase == PHASE_FLIP and g.to_act() == tuple(range(players))
+            g.apply({s: (FLIP, 0) for s in range(players)})
+        assert g.to_act() == (r,) and g.view(r)["start_seat"] == r
+        hands = [list(h) for h in g.hands]
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_S5_O4_the_marker_chips_and_captures_reset_between_rounds(gid):
+    """S5 (once per round) and S6 / O4 (captured cards and Scout chips score in their round): a
+    Scout & Show marker spent and chips and captures won in round 1 count in round 1's scores
+    and are gone in round 2 (every marker back, chips and captures 0), while the totals keep
+    round 1; in round 2 the seat is offered a Scout & Show again."""
+    if gid == "scouting":
+        hands, table, sns, pair = [sc("2C 3C"), sc("8S 8H 3D"), sc("9C 9D")], sc("7S 7H 7D"), "7", "9"
+    else:
+        hands, table, sns, pair = [oc("2/1 3/1"), oc("8/1 8/2 3/2"), oc("9/1 9/2")], oc("7/1 7/2 7/3"), "7/1", "9"
+    g = position(gid, hands, table=table, owner=0, turn=1)
+    act(g, find(g, f"Scout & Show: scout left {sns} to position 3"))
+    act(g, find(g, "show set of 8s (2) from position 0"))
+    assert g.sns_used == [False, True, False] and g.chips == [1, 0, 0] and g.captured == [0, 2, 0]
+    events = act(g, find(g, f"show set of {pair}s (2) from position 0"))  # seat 2 is out
+    end = next(e.data for e in events if e.data["type"] == "round_end")
+    assert end["round_scores"] == [1 - 2, 2 - 2, 2] and g.totals == [-1, 0, 2]
+    assert g.round == 1
+    assert g.sns_used == [False] * 3 and g.chips == [0] * 3 and g.captured == [0] * 3
+    seats = g.view(0)["seats"]
+    assert [(x["scout_and_show_used"], x["scout_chips"], x["captured"], x["score"]) for x in seats] == [
+        (False, 0, 0, -1), (False, 0, 0, 0), (False, 0, 0, 2)]
+    if gid == "scout":
+        g.apply({s: (FLIP, 0) for s in range(3)})
+    # seat 1 again faces 7-7-7 with a pair of 8s: its marker is back
+    g.hands[1], g.known[1] = hands[1][:], [False] * 3
+    g.table, g.table_key, g.owner, g.turn, g._legal = list(table), show_key([7, 7, 7]), 0, 1, None
+    assert find(g, f"Scout & Show: scout left {sns} to position 3")
 
 
 # ----- S8 / O6: cap and defaults ------------------------------------------------------------------
