@@ -306,6 +306,35 @@ def test_twin_rows_both_full_the_owner_chooses_which_to_take():
     assert of_type(ev, "take")[0]["points"] == 6 and rows_text(g)[0] == "7♦"
 
 
+@pytest.mark.parametrize("rows,shorter", [
+    (["2♣ 3♦ 4♥ 5♠ 6♣", "A♣", "6♣", "A♦"], 2),
+    (["6♣", "A♣", "2♣ 3♦ 4♥ 5♠ 6♣", "A♦"], 0),
+])
+def test_twin_rows_one_full_the_card_joins_the_other_and_takes_nothing(rows, shorter):
+    """C6 C7 C8: two rows end with twins (6♣) and one of them is full: a card above them goes to
+    the shorter row, whichever index it has, as an ordinary card (nobody is asked, nothing is
+    taken); the full row stays as it was."""
+    g = position(["7♦ K♣"] + FIVE, rows)
+    ev = play(g, {0: "7♦", 1: "2♣", 2: "2♦", 3: "2♥", 4: "2♠"})
+    assert {"type": "place", "seat": 0, "card": "7♦", "row": shorter} in of_type(ev, "place")
+    assert of_type(ev, "take") == [] and g.phase == "choose"
+    assert rows_text(g)[2 - shorter] == "2♣ 3♦ 4♥ 5♠ 6♣" and rows_text(g)[shorter] == "6♣ 7♦"
+
+
+def test_twin_rows_one_full_the_other_fills_and_the_next_card_is_its_sixth():
+    """C6 C7 C8: twin rows of five and four cards: 7♦ goes to the shorter row as its fifth card
+    (no take); 7♥, placed next in the same turn, lands on 7♦ (the highest end below it) as that
+    row's sixth card and takes its five; the full twin row is never taken."""
+    g = position(["7♦ K♣", "7♥ K♦"] + FIVE[1:], ["2♣ 3♦ 4♥ 5♠ 6♣", "A♣", "3♠ 4♠ 5♥ 6♣", "A♦"])
+    ev = play(g, {0: "7♦", 1: "7♥", 2: "2♦", 3: "2♥", 4: "2♠"})
+    assert of_type(ev, "place")[-2:] == [{"type": "place", "seat": 0, "card": "7♦", "row": 2},
+                                         {"type": "place", "seat": 1, "card": "7♥", "row": 2}]
+    assert of_type(ev, "take") == [{"type": "take", "seat": 1, "row": 2,
+                                    "cards": ["3♠", "4♠", "5♥", "6♣", "7♦"], "points": 6,
+                                    "reason": "sixth_card"}]
+    assert rows_text(g)[0] == "2♣ 3♦ 4♥ 5♠ 6♣" and rows_text(g)[2] == "7♥"
+
+
 # ----- C8 the sixth card -----------------------------------------------------------------------
 
 def test_sixth_card_takes_five_and_starts_the_same_row():
@@ -343,6 +372,27 @@ def test_only_the_lowest_card_is_too_low():
     assert rows_text(g) == ["5♦", "6♦", "7♦ K♠", "A♣ A♦"]
 
 
+@pytest.mark.parametrize("dealer,first,second", [(0, 1, 3), (2, 3, 1)])
+def test_first_of_two_twins_too_low_takes_a_row_and_the_second_follows_it(dealer, first, second):
+    """C5 C9 (and C6): two twins A♥ below every row: the one whose owner sits nearer the dealer's
+    left is placed first, is too low and its owner chooses a row (seeing both twins revealed);
+    the second twin is then not too low: it follows onto its twin in the row just taken, and its
+    owner is never asked."""
+    hands = ["K♣ 2♣", "A♥ 2♦", "K♦ 2♥", "A♥ 2♠", "K♥ 3♣"]
+    g = position(hands, ["3♦", "4♦", "5♦", "6♦"], dealer=dealer)
+    play(g, {0: "K♣", 1: "A♥", 2: "K♦", 3: "A♥", 4: "K♥"})
+    assert g.to_act() == (first,) and g.legal_actions(first) == [TAKE_ROW[i] for i in range(4)]
+    v = g.view(second)
+    assert (v["chooser"], v["choice_reason"], v["choice_card"]) == (first, "too_low", "A♥")
+    assert v["to_place"][:2] == [{"seat": first, "card": "A♥"}, {"seat": second, "card": "A♥"}]
+    ev = g.apply({first: ("row", 2)})
+    assert of_type(ev, "take") == [{"type": "take", "seat": first, "row": 2, "cards": ["5♦"],
+                                    "points": 2, "reason": "too_low"}]
+    assert of_type(ev, "place")[:2] == [{"type": "place", "seat": first, "card": "A♥", "row": 2},
+                                        {"type": "place", "seat": second, "card": "A♥", "row": 2}]
+    assert g.phase == "choose" and g.points[second] == 0 and rows_text(g)[2] == "A♥ A♥"
+
+
 # ----- C10 public penalty piles ----------------------------------------------------------------
 
 def test_penalty_piles_are_public():
@@ -376,6 +426,26 @@ def test_a_round_is_ten_turns_and_the_deal_passes_left():
     assert g.dealer == 1 and g.turn == 1 and all(len(h) == 10 for h in g.hands)
     assert of_type(events, "deal")[0]["dealer"] == 1
     assert g.points == [0, 0, 0] and g.totals == g.round_scores[0]
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_the_deal_passes_left_every_round_past_the_last_seat(players):
+    """C12: seat 0 deals round 1, and every later round the seat to the left of the last dealer,
+    past the last seat back to seat 0 (a fixed number of rounds, C13, makes the game long
+    enough): dealers 0, 1, …, n − 1, 0, 1; each round's public deal event and every seat's view
+    name that dealer."""
+    g = new_game("sixth-card", players, 2, {"rounds": players + 2})
+    dealers = []
+    events = g.opening_events()
+    while True:
+        public = [d for d in of_type(events, "deal") if "hand" not in d]
+        if public:
+            dealers.append(public[0]["dealer"])
+            assert all(g.view(s)["dealer"] == g.dealer == dealers[-1] for s in range(players))
+        if g.is_over():
+            break
+        events = g.apply({s: g.default_action(s) for s in g.to_act()})
+    assert dealers == [r % players for r in range(players + 2)]
 
 
 def test_the_game_ends_after_the_round_that_reaches_66_not_in_it():
