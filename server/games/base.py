@@ -195,7 +195,7 @@ class Game(ABC):
 
     @classmethod
     def rules_text(cls, lang: str = "en") -> str:
-        """The rules text in ``lang`` (a key of ``rules_texts``), as ``cardarena rules`` prints it."""
+        """The rules text in ``lang`` (a key of ``rules_texts``), for ``cardarena rules``."""
         return (Path(__file__).resolve().parent / "rules" / cls.rules_texts[lang]).read_text("utf-8")
 
     # ----- the rules -----------------------------------------------------------------------

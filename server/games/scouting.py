@@ -1,12 +1,11 @@
 """Scouting: SCOUT on a standard deck A–Q, with a hand that is never sorted.
 
 The rules engine of ``scouting``, the "Scouting (after SCOUT)" variant at the end of the Unsorted
-rules text (``server/games/rules/unsorted.en.txt``, in German ``unsorted.de.txt``;
-shared/rules/); ``cardarena rules scouting [--lang de]`` prints that variant alone
-(:meth:`Scouting.rules_text`). Where the text is silent the rulings S1–S8 of shared/RULINGS.md
-decide. The play itself (shows, strength,
-scouting, Scout & Show, round ends, scoring, the cap) is the core shared with SCOUT, in
-:mod:`.show_scout`; this module adds the cards and the deal.
+rules text (``server/games/rules/unsorted.en.txt``, in German ``unsorted.de.txt``; the originals
+in shared/rules/); :meth:`Scouting.rules_text` gives the variant alone, in either language, for
+``cardarena rules scouting``. Where the text is silent the rulings S1–S8 of shared/RULINGS.md
+decide. The play itself (shows, strength, scouting, Scout & Show, round ends, scoring, the cap)
+is the core shared with SCOUT, in :mod:`.show_scout`; this module adds the cards and the deal.
 
 The game
 ========

@@ -32,7 +32,8 @@ RULINGS.md; Scouting numbers them S1–S8, SCOUT O1–O7 (O3 says "as in Scoutin
   the hand. On an empty table every show beats it, so the default shows the lowest single (the
   leftmost of equal ones), not S8's "leftmost single": with the leftmost single a card scouted
   to position 0 off a one-card show came straight back on the emptied table, and 3- and
-  5-player all-default rounds still circled to the cap (50 of 600 rounds of 3-player Scouting).
+  5-player all-default rounds still circled to the cap (50 of the 600 rounds of 3-player
+  Scouting's seeds 0–199).
 
 House details where the rulings are silent (also in the game modules' docstrings):
 

@@ -412,8 +412,8 @@ def test_S8_O6_the_cap_scores_the_round_without_the_owners_exemption(gid, cap):
     six = ("6", "6") if gid == "scouting" else ("6/1", "6/2")
     act(g, find(g, f"scout left {six[0]} to position 0"))
     assert g.round == 0 and g.round_turns == cap - 1 and g.view(0)["round_actions"] == cap - 1
-    events = act(g, find(g, f"scout left {six[1]} to position 0"))  # seat 3 is next, but the cap
-    # is reached
+    # seat 3 would be next, but this is the cap's turn
+    events = act(g, find(g, f"scout left {six[1]} to position 0"))
     end = next(e.data for e in events if e.data["type"] == "round_end")
     assert end["reason"] == "cap" and end["exempt"] == -1
     assert end["round_scores"] == [2 - 2, -2, -3, -1]  # 2 chips; 2, 2, 3, 1 cards in hand
@@ -425,14 +425,12 @@ def test_S8_O6_a_scout_and_show_is_one_turn_the_cap_never_cuts_it(gid, cap):
     """S8 / O6: the cap counts whole turns; a Scout & Show is one, counted at its show. With one
     turn left before the cap, its scout leaves the round running (the same seat shows next) and
     its show is the cap's turn: the round is then scored with the show made."""
-    cards = sc if gid == "scouting" else oc
     if gid == "scouting":
-        hands, table = [sc("2C 3C"), sc("8S 8H 3D"), sc("4C 5C")], sc("7S 7H 7D")
+        hands, table, seven = [sc("2C 3C"), sc("8S 8H 3D"), sc("4C 5C")], sc("7S 7H 7D"), "7"
     else:
-        hands, table = [oc("2/1 3/1"), oc("8/1 8/2 3/2"), oc("4/1 5/1")], oc("7/1 7/2 7/3")
+        hands, table, seven = [oc("2/1 3/1"), oc("8/1 8/2 3/2"), oc("4/1 5/1")], oc("7/1 7/2 7/3"), "7/1"
     g = position(gid, hands, table=table, owner=0, turn=1, round_turns=cap - 1)
-    first = cards("7S")[0] if gid == "scouting" else oc("7/1")[0]
-    events = act(g, (SCOUT_AND_SHOW, 0, False, 3, first))
+    events = act(g, find(g, f"Scout & Show: scout left {seven} to position 3"))
     assert [e.data["type"] for e in events] == ["scout"]
     assert g.round == 0 and g.round_turns == cap - 1 and g.to_act() == (1,) and g.sns_pending
     events = act(g, find(g, "show set of 8s (2) from position 0"))
@@ -460,7 +458,8 @@ def test_S8_O6_all_default_games_end_every_round_before_the_cap(gid, players):
     """S8 / O6: with every seat on the default policy (as a forfeited seat plays) every round ends
     by itself, a hand empty after a show or everybody scouted, never at the cap: 50 games a
     setting. (The old default, always scout, took every 3- and 5-player round to the cap; S8's
-    "leftmost single" on an empty table still took 50 of 600 3-player Scouting rounds there.)"""
+    "leftmost single" on an empty table still took 50 of the 600 rounds of 3-player Scouting's
+    seeds 0–199 there.)"""
     reasons = all_default_round_ends(gid, players, range(50))
     assert reasons["cap"] == 0 and sum(reasons.values()) == 50 * players, dict(reasons)
 
