@@ -15,23 +15,42 @@ bot authors:
 * **Faults**, each counted for the seat, answered by a ``Notice``, and never silently corrected:
   ``late`` (no answer by the deadline: the default action is played and the bank is spent),
   ``out-of-range`` (a choice that is not an index of the actions: the default is played),
-  ``unknown-decision`` (an answer naming a seat the bot holds in a running match but no decision
-  pending for it — a duplicate, or an invented id: nothing is played, the fault is counted),
+  ``unknown-decision`` (an answer naming a seat the bot holds in a running match and a decision
+  id never sent to that seat — an invented id: nothing is played, the fault is counted),
   ``malformed`` (a message with neither hello nor answer: every decision the bot has pending
-  gets the default action and a fault). An answer that arrives after its decision's deadline is
-  ignored with a notice: the ``late`` fault was already counted. An answer naming a seat the bot
-  does not hold is ignored with a notice and counted against the bot, not a seat.
-  Decision ids are unique within a match, so a late answer is never taken for a later decision.
+  gets the default action and a fault). A late answer is punished once, as ``late``: the answer
+  itself, arriving after the deadline (even after the match ended), is ignored with a notice.
+  An answer to a decision that was answered already (a duplicate, or an answer sent again after a
+  reconnect) is ignored with a notice and no fault. An answer naming a seat the bot does not
+  hold is ignored with a notice and counted against the bot, not a seat. Decision ids are unique
+  within a match, so a late answer is never taken for a later decision.
 * **Forfeit.** After ``max_faults`` faults in a match (0: never) the seat forfeits: the default
   policy plays it out and it is placed below every seat that did not forfeit.
-* **Disconnects.** A bot without a stream is not faulted for the time it is away: its pending
-  decisions are held. If it connects again within ``grace_seconds`` of losing its stream, the new
-  stream replaces the old one, the pending decisions are sent again with a fresh clock, and play
-  goes on. If not, every seat it holds in the match forfeits. A bot that has not connected when
-  a match starts is treated as away since that moment; a league marks the bots that missed its
-  start timeout as away for good, so their seats forfeit at once.
-* **Floods.** A connection that sends more than ``STRAY_LIMIT`` unusable messages (stray
-  answers, malformed messages) is closed; notices stop after ``NOTICE_LIMIT`` of them.
+* **Disconnects.** While a bot has no stream its decisions are held and no clock runs for them.
+  When it connects again, the decisions still waiting for it (only those: not the ones it
+  answered that wait for slower seats) are sent again, each with a fresh clock, and play goes
+  on. Two limits per bot and match bound what being away can cost the other seats:
+  ``grace_seconds`` is *all* the time the bot may be away during the match, summed over its
+  disconnects, and ``max_reconnects`` is how many new streams it may open (after losing one, or
+  replacing one) while a decision of that match waits for it — a reconnect while nothing of the
+  match waits costs the match nothing and is not counted there. Past either, every seat it holds in the match forfeits. So beyond the
+  time its decisions take anyway, a bot can delay one match by at most
+  ``grace_seconds + max_reconnects × (move_seconds + bank_seconds)`` (:meth:`TimeControl.worst_delay`).
+  A bot that has not connected when a match starts is away from that moment; one that has been
+  away for longer than the grace already (or that a league marked absent after its start
+  timeout) forfeits its seats at once, so a dead bot costs nothing.
+* **A second stream** with the token of a bot that is connected *replaces* the first (the newest
+  connection wins: the old one is most often a dead connection the server has not noticed yet).
+  The old stream gets a ``REPLACED`` notice naming the new peer and ends with ``ABORTED``; both
+  peers are logged. It counts as a reconnect in the bot's running matches.
+* **Floods.** Unusable messages (answers to seats the bot does not hold, invented or duplicate
+  answers, malformed or undecodable messages) are allowed at a rate: a bucket of ``FLOOD_BURST``
+  that refills at ``FLOOD_RATE`` a second. A connection that empties it is closed
+  (``RESOURCE_EXHAUSTED``) and the bot is away. Late answers never count. Notices about
+  unusable messages are rate-limited the same way (``NOTICE_BURST``, ``NOTICE_RATE``).
+* **A bot that stops reading.** A link's outbox holds at most ``OUTBOX_MESSAGES`` messages and
+  ``OUTBOX_BYTES`` bytes; past either, the stream is cut and the bot is treated as disconnected,
+  so the referee never buffers for a bot without bound.
 """
 from __future__ import annotations
 
@@ -39,9 +58,10 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import time
-from collections import defaultdict, deque
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,35 +79,82 @@ VERSION = "0.1.0"
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Time rules of a match: per-decision time, an optional bank, the fault limit."""
+    """Time rules of a match: per-decision time, an optional bank, the fault limit, and the two
+    limits on being away (module docstring, "Disconnects")."""
 
     move_seconds: float = 2.0
     bank_seconds: float = 0.0
     max_faults: int = 3
     grace_seconds: float = 10.0   # all the time a bot may be away during one match, summed
-    max_reconnects: int = 5       # streams a bot may lose and reopen during one match
+    max_reconnects: int = 10      # new streams of a bot while a decision of the match waits for it
 
     def message(self) -> pb.TimeControl:
         return pb.TimeControl(move_seconds=self.move_seconds, bank_seconds=self.bank_seconds,
-                              max_faults=self.max_faults)
+                              max_faults=self.max_faults, grace_seconds=self.grace_seconds,
+                              max_reconnects=self.max_reconnects)
+
+    def worst_delay(self) -> float:
+        """The most a bot can delay one match by disconnecting, beyond the time its decisions
+        take anyway: all its time away, plus a fresh clock after each reconnect."""
+        return self.grace_seconds + self.max_reconnects * (self.move_seconds + self.bank_seconds)
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class Link:
-    """One open ``Play`` stream of a bot: an outbox the stream writer drains (:meth:`get`)."""
+class _Bucket:
+    """A token bucket: ``take()`` succeeds ``burst`` times at once and ``rate`` times a second
+    after that (a rate limit that forgives an honest bot's rare mistakes, never a lifetime total)."""
 
-    def __init__(self, bot: str, peer: str = ""):
+    __slots__ = ("rate", "burst", "tokens", "at")
+
+    def __init__(self, rate: float, burst: float):
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+FLOOD_BURST, FLOOD_RATE = 200, 10.0    # unusable messages a stream may send (module docstring)
+NOTICE_BURST, NOTICE_RATE = 20, 2.0    # notices about them
+OUTBOX_MESSAGES, OUTBOX_BYTES = 2000, 8 * 1024 * 1024   # what may wait for a bot that does not read
+
+
+class Link:
+    """One open ``Play`` stream of a bot: an outbox the stream writer drains (:meth:`get`).
+
+    The outbox is bounded (``OUTBOX_MESSAGES``, ``OUTBOX_BYTES``): a bot that stops reading has
+    its stream cut (:meth:`abort`) instead of the referee buffering for it forever.
+    """
+
+    def __init__(self, bot: str, peer: str = "", max_messages: int = 0, max_bytes: int = 0):
         self.bot = bot
         self.peer = peer
+        self.max_messages = max_messages or OUTBOX_MESSAGES
+        self.max_bytes = max_bytes or OUTBOX_BYTES
         self._out: deque = deque()
+        self._bytes = 0
         self._wake: asyncio.Future | None = None
         self.closed = False
         self.games: tuple[str, ...] = ()
         self.strays = 0
+        self.flood = _Bucket(FLOOD_RATE, FLOOD_BURST)
+        self.notices = _Bucket(NOTICE_RATE, NOTICE_BURST)
+        self.log_lines = _Bucket(1.0, 5)         # log lines about its undecodable messages
         self.abort_reason = ""
+        self.abort_code = "RESOURCE_EXHAUSTED"   # a grpc.StatusCode name, with abort_reason
+        self.task: asyncio.Task | None = None    # the stream's handler, cancelled by abort()
+        self.pending_write = False               # the handler waits for a write to go out
 
     def _put(self, item) -> None:
         self._out.append(item)
@@ -97,39 +164,66 @@ class Link:
 
     def send(self, msg: pb.RefereeMessage | bytes) -> None:
         """Queue a message (or one already in wire format) for the bot; dropped once closed."""
-        if not self.closed:
-            self._put(msg)
+        if self.closed:
+            return
+        self._bytes += len(msg) if isinstance(msg, bytes) else msg.ByteSize()
+        if len(self._out) >= self.max_messages or self._bytes > self.max_bytes:
+            self.abort(f"the bot does not read its stream: {len(self._out)} messages "
+                       f"({self._bytes // 1024} KiB) waiting", cut=True)
+            return
+        self._put(msg)
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
             self._put(None)
 
+    def abort(self, reason: str, code: str = "RESOURCE_EXHAUSTED", cut: bool = False) -> None:
+        """End the stream with a status; ``cut``: at once, dropping what waits (the bot does not
+        read, so the writer may be stuck in a write that only cancelling its task ends)."""
+        if self.closed:
+            return
+        self.abort_reason, self.abort_code = reason, code
+        (log.info if code == "UNAVAILABLE" else log.warning)("bot %s (%s): %s; closing its stream",
+                                                             self.bot, self.peer, reason)
+        if cut:
+            self._out.clear()
+            self._bytes = 0
+            if self.task is not None:
+                self.task.cancel()
+        self.close()
+
     async def get(self) -> pb.RefereeMessage | bytes | None:
         """The next message to write to the stream, in order; ``None`` once the link is closed."""
         while not self._out:
             self._wake = asyncio.get_running_loop().create_future()
             await self._wake
-        return self._out.popleft()
+        msg = self._out.popleft()
+        if msg is not None:
+            self._bytes -= len(msg) if isinstance(msg, bytes) else msg.ByteSize()
+        return msg
 
 
-STRAY_LIMIT = 200
-NOTICE_LIMIT = 20
 MALFORMED = object()  # resolves a pending decision when the bot sent a malformed message
 
 
-_UNSET = object()    # a pending decision's answer before it has one
-_EXPIRED = object()  # the answer a decision gets when its deadline passes
+_UNSET = object()     # a pending decision's answer before it has one
+_EXPIRED = object()   # the answer a decision gets when its deadline passes
+_FORFEITED = object()  # ... when its seat forfeits while the decision waits (the bot stayed away)
 
 
 class Pending:
-    """A decision sent to a bot and not yet judged: its clock, and its answer once it has one."""
+    """A decision sent to a bot and not yet judged: its clock, and its answer once it has one.
+
+    While the bot is away the clock is stopped (``deadline`` is infinite); :meth:`restart` gives
+    it a fresh one when the bot is back.
+    """
 
     __slots__ = ("match_id", "seat", "decision_id", "n_actions", "message", "wait", "sent_at",
                  "time_left", "deadline", "answer", "answered_at")
 
     def __init__(self, match_id: str, seat: int, decision_id: int, n_actions: int, message: bytes,
-                 wait: "_Wait", sent_at: float, time_left: float):
+                 wait: "_Wait", sent_at: float, time_left: float, away: bool = False):
         self.match_id = match_id
         self.seat = seat
         self.decision_id = decision_id
@@ -138,24 +232,36 @@ class Pending:
         self.wait = wait
         self.sent_at = sent_at
         self.time_left = time_left
-        self.deadline = sent_at + time_left
+        self.deadline = math.inf if away else sent_at + time_left
         self.answer: Any = _UNSET
         self.answered_at = 0.0
 
     def resolve(self, answer: Any, at: float) -> None:
-        """The first answer (a choice, ``MALFORMED`` or ``_EXPIRED``) wins; later ones are ignored."""
+        """The first answer (a choice, ``MALFORMED``, ``_EXPIRED`` or ``_FORFEITED``) wins;
+        later ones are ignored."""
         if self.answer is _UNSET:
             self.answer = answer
             self.answered_at = at
             self.wait.one_done()
 
+    def stop_clock(self) -> None:
+        self.deadline = math.inf
+
+    def restart(self, time_left: float) -> None:
+        """A fresh clock (the bot is back); the step's timer is re-armed for it."""
+        self.time_left = time_left
+        self.sent_at = self.wait.loop.time()
+        self.deadline = self.sent_at + time_left
+        self.wait.rearm()
+
 
 class _Wait:
     """The decisions of one step, waited for together: the match wakes once, when the last of
     them has its answer or its deadline has passed, and one timer serves all their deadlines
-    (it fires at the earliest one still open, expires what is due, and re-arms)."""
+    (it fires at the earliest one still open, expires what is due, and re-arms). Decisions of a
+    bot that is away have no deadline: only an answer or the seat's forfeit resolves them."""
 
-    __slots__ = ("loop", "future", "left", "pending", "timer")
+    __slots__ = ("loop", "future", "left", "pending", "timer", "armed_at")
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
@@ -163,6 +269,7 @@ class _Wait:
         self.left = 0
         self.pending: list[Pending] = []
         self.timer: asyncio.TimerHandle | None = None
+        self.armed_at = math.inf
 
     def add(self, p: Pending) -> None:
         self.pending.append(p)
@@ -174,12 +281,25 @@ class _Wait:
             self.future.set_result(None)
 
     def arm(self) -> None:
-        open_ = [p.deadline for p in self.pending if p.answer is _UNSET]
+        open_ = [p.deadline for p in self.pending if p.answer is _UNSET and p.deadline < math.inf]
         if open_:
-            self.timer = self.loop.call_at(min(open_), self._fire)
+            self.armed_at = min(open_)
+            self.timer = self.loop.call_at(self.armed_at, self._fire)
+
+    def rearm(self) -> None:
+        """A deadline changed: make sure the timer fires by the earliest one."""
+        if self.future.done():
+            return
+        if self.timer is not None:
+            if self.armed_at <= min(p.deadline for p in self.pending if p.answer is _UNSET):
+                return
+            self.timer.cancel()
+            self.timer = None
+        self.arm()
 
     def _fire(self) -> None:
         self.timer = None
+        self.armed_at = math.inf
         now = self.loop.time()
         for p in self.pending:
             if p.answer is _UNSET and p.deadline <= now + 1e-6:
@@ -190,7 +310,8 @@ class _Wait:
     async def __call__(self) -> None:
         """Wait until every decision of the step is resolved."""
         if self.left > 0:
-            self.arm()
+            if self.timer is None:
+                self.arm()
             try:
                 await self.future
             finally:
@@ -249,12 +370,16 @@ def place_forfeits_last(result: Result, forfeited: Sequence[bool]) -> Result:
     return Result(result.scores, places, result.higher_is_better, {**result.details, "forfeited": list(forfeited)})
 
 
+ENDED_KEPT = 4096  # finished matches remembered, so that a late answer to one is not a stray
+
+
 class Referee:
     """Hosts matches for connected bots. One per server process; many matches at once."""
 
     def __init__(self, authenticate: Callable[[str], str | None] | None = None,
-                 time_control: TimeControl = TimeControl()):
+                 time_control: TimeControl = TimeControl(), outbox: tuple[int, int] = (OUTBOX_MESSAGES, OUTBOX_BYTES)):
         self._authenticate = authenticate or (lambda token: None)
+        self.outbox = outbox  # (messages, bytes) that may wait for one stream (Link)
         self._sessions: dict[str, str] = {}
         self.time_control = time_control
         self.links: dict[str, Link] = {}
@@ -263,6 +388,7 @@ class Referee:
         self.stats: dict[str, BotStats] = defaultdict(BotStats)
         self.runs: dict[str, _Run] = {}
         self._gone_since: dict[str, float] = {}
+        self._ended: OrderedDict[str, tuple[list[str], set[int]]] = OrderedDict()
 
     @property
     def active_matches(self) -> int:
@@ -287,46 +413,94 @@ class Referee:
 
     # ----- links ---------------------------------------------------------------------------
     def attach(self, link: Link) -> None:
-        old = self.links.get(link.bot)
-        if old is not None and old is not link:
+        """A new stream of a bot: it replaces any open one (module docstring), and gets again
+        the decisions still waiting for the bot."""
+        bot = link.bot
+        old = self.links.get(bot)
+        replaced = old is not None and old is not link
+        if replaced:
+            log.warning("bot %s: a new stream from %s replaces its stream from %s", bot, link.peer, old.peer)
             old.send(pb.RefereeMessage(notice=pb.Notice(
-                kind=pb.Notice.INFO, message="a new connection of this bot replaces this one")))
-            old.close()
-        self.links[link.bot] = link
-        self._gone_since.pop(link.bot, None)
-        self._connected[link.bot].set()
-        for p in self.pending[link.bot].values():
-            link.send(p.message)
-        log.info("bot %s connected from %s", link.bot, link.peer)
+                kind=pb.Notice.REPLACED,
+                message=f"a new connection of this bot (from {link.peer}) replaces this one")))
+            old.abort(f"replaced by a new connection of this bot from {link.peer}", code="ABORTED")
+        else:
+            log.info("bot %s connected from %s", bot, link.peer)
+        self.links[bot] = link
+        self._gone_since.pop(bot, None)
+        self._connected[bot].set()
+        for run in list(self.runs.values()):
+            if bot in run.bots:
+                self._back(run, link)
 
     def detach(self, link: Link) -> None:
         link.close()
-        if self.links.get(link.bot) is link:
-            del self.links[link.bot]
-            self._gone_since[link.bot] = time.monotonic()
-            self._connected[link.bot].clear()
-            log.info("bot %s disconnected", link.bot)
+        bot = link.bot
+        if self.links.get(bot) is link:
+            del self.links[bot]
+            self._gone_since[bot] = time.monotonic()
+            self._connected[bot].clear()
+            log.info("bot %s disconnected from %s%s", bot, link.peer,
+                     f" ({link.abort_reason})" if link.abort_reason else "")
+            for run in list(self.runs.values()):
+                if bot in run.bots:
+                    self._away(run, bot)
+
+    def _away(self, run: "_Run", bot: str) -> None:
+        """``bot`` has no stream during ``run``: its clocks stop, its away budget runs."""
+        if bot in run.away_since or all(run.forfeited[s] for s in run.seats_of(bot)):
+            return
+        loop = asyncio.get_running_loop()
+        for p in self.pending[bot].values():
+            if p.match_id == run.match.match_id and p.answer is _UNSET:
+                p.stop_clock()
+        run.away_since[bot] = loop.time()
+        left = run.tc.grace_seconds - run.away_spent[bot]
+        run.away_timer[bot] = loop.call_later(max(0.0, left), self._away_too_long, run, bot)
+
+    def _away_too_long(self, run: "_Run", bot: str) -> None:
+        run.away_timer.pop(bot, None)
+        if self.runs.get(run.match.match_id) is not run or bot not in run.away_since:
+            return
+        spent = run.away_spent[bot] + asyncio.get_running_loop().time() - run.away_since[bot]
+        self._forfeit(run, bot, f"away for {spent:.1f} s in this match (the grace is {run.tc.grace_seconds:g} s "
+                                "in all)")
+
+    def _back(self, run: "_Run", link: Link) -> None:
+        """A stream of one of ``run``'s bots opened: count the reconnect, send again what waits."""
+        bot, tc = link.bot, run.tc
+        if all(run.forfeited[s] for s in run.seats_of(bot)):
+            return
+        since = run.away_since.pop(bot, None)
+        if since is not None:
+            run.away_spent[bot] += asyncio.get_running_loop().time() - since
+            timer = run.away_timer.pop(bot, None)
+            if timer is not None:
+                timer.cancel()
+        held = [p for p in self.pending[bot].values() if p.match_id == run.match.match_id and p.answer is _UNSET]
+        if bot not in run.seen:  # its first stream in this match
+            run.seen.add(bot)
+            link.send(run.start_message(bot))
+        elif held:  # a reconnect costs a match something only if a decision of it waited
+            run.reconnects[bot] += 1
+            if run.reconnects[bot] > tc.max_reconnects:
+                self._forfeit(run, bot, f"{run.reconnects[bot]} new streams while a decision of this match "
+                                        f"waited for it (at most {tc.max_reconnects})")
+                return
+        for p in held:
+            link.send(p.message)
+            if since is not None:  # held while it was away: a fresh clock
+                p.restart(tc.move_seconds + run.bank[p.seat])
 
     def mark_absent(self, bot: str) -> None:
         """The bot missed a league's start: its seats forfeit at once until it connects."""
         if bot not in self.links:
             self._gone_since[bot] = float("-inf")
 
-    def _grace_left(self, bot: str, tc: TimeControl) -> float:
+    def _away_for_good(self, bot: str, tc: TimeControl) -> bool:
+        """Away since longer than the grace (or marked absent): its seats forfeit at a start."""
         since = self._gone_since.setdefault(bot, time.monotonic())
-        return tc.grace_seconds - (time.monotonic() - since)
-
-    async def _await_return(self, bot: str, tc: TimeControl) -> bool:
-        """Wait, within the bot's grace, for a stream of ``bot``; True if it is connected."""
-        if bot in self.links:
-            return True
-        left = self._grace_left(bot, tc)
-        if left > 0:
-            try:
-                await asyncio.wait_for(self._connected[bot].wait(), left)
-            except (TimeoutError, asyncio.TimeoutError):
-                pass
-        return bot in self.links
+        return time.monotonic() - since > tc.grace_seconds
 
     def is_connected(self, bot: str) -> bool:
         return bot in self.links
@@ -341,53 +515,73 @@ class Referee:
             pass
         return sorted(b for b in set(bots) if b not in self.links)
 
+    # ----- what bots send ------------------------------------------------------------------
     def on_answer(self, link: Link, answer: pb.Answer) -> None:
         """An answer from a bot's stream; only a pending decision of that bot can take it."""
         p = self.pending[link.bot].get((answer.match_id, answer.decision_id))
-        if p is not None and p.seat == answer.seat:
-            if p.answer is _UNSET:
-                p.resolve(answer.choice, p.wait.loop.time())
-                return
-            if p.answer is _EXPIRED:  # its step is still waiting for other seats
-                self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
-                            "this answer came after the decision's deadline; the default action was played (late fault)")
-                return
+        if p is not None and p.seat == answer.seat and p.answer is _UNSET:
+            p.resolve(answer.choice, p.wait.loop.time())
+            return
         run = self.runs.get(answer.match_id)
-        holds = run is not None and 0 <= answer.seat < len(run.bots) and run.bots[answer.seat] == link.bot
-        if holds and answer.decision_id in run.expired:
-            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
-                        "this answer came after the decision's deadline; the default action was played (late fault)")
-        elif holds:
-            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
-                        "no decision with this id is pending for this seat (answered already, or never sent); ignored")
+        if run is None:
+            ended = self._ended.get(answer.match_id)
+            if ended is not None and 0 <= answer.seat < len(ended[0]) and ended[0][answer.seat] == link.bot:
+                if answer.decision_id not in ended[1]:  # the first late answer to it: told, not counted
+                    ended[1].add(answer.decision_id)
+                    self._tell(link, pb.Notice.UNKNOWN_DECISION, answer,
+                               "the match has ended; this answer came too late and is ignored")
+                    return
+                self._unusable(link, pb.Notice.UNKNOWN_DECISION, answer, "an answer sent again; ignored")
+                return
+            self._unusable(link, pb.Notice.UNKNOWN_DECISION, answer,
+                           "this bot holds no such seat in a running match; ignored")
+            return
+        holds = 0 <= answer.seat < len(run.bots) and run.bots[answer.seat] == link.bot
+        if not holds:
+            self._unusable(link, pb.Notice.UNKNOWN_DECISION, answer,
+                           "this bot holds no such seat in a running match; ignored")
+        elif run.sent.get(answer.decision_id) != answer.seat:
+            self._unusable(link, pb.Notice.UNKNOWN_DECISION, answer,
+                           "no decision with this id was sent to this seat; ignored")
             self._count_fault(run, answer.seat, answer.decision_id, "unknown-decision",
-                              f"answer to decision {answer.decision_id}, which is not pending")
-        else:
-            self._stray(link, pb.Notice.UNKNOWN_DECISION, answer,
-                        "this bot holds no such seat in a running match; ignored")
+                              f"answer to decision {answer.decision_id}, which was never sent to this seat")
+        elif ((p is not None and p.answer is _EXPIRED) or answer.decision_id in run.expired) \
+                and answer.decision_id not in run.late_told:
+            # punished once, as the late fault: the answer itself is only told about
+            run.late_told.add(answer.decision_id)
+            self._tell(link, pb.Notice.UNKNOWN_DECISION, answer,
+                       "this answer came after the decision's deadline; the default action was played (late fault)")
+        else:  # answered already: a duplicate, or the same answer sent again after a reconnect
+            self._unusable(link, pb.Notice.UNKNOWN_DECISION, answer,
+                           "this decision has its answer already; ignored (no fault)")
 
     def on_malformed(self, link: Link, what: str) -> None:
         """A message the referee cannot use: the bot's pending decisions get the default action."""
         pending = [p for p in self.pending[link.bot].values() if p.answer is _UNSET]
         for p in pending:
             p.resolve(MALFORMED, p.wait.loop.time())
-        if not pending:
-            self._stray(link, pb.Notice.MALFORMED, None, f"{what}; ignored")
-        else:
-            link.strays += 1
+        if link.log_lines.take():
+            log.warning("bot %s (%s): %s", link.bot, link.peer, what)
+        self._unusable(link, pb.Notice.MALFORMED, None, f"{what}; ignored", notify=not pending)
 
-    def _stray(self, link: Link, kind: int, answer: pb.Answer | None, message: str) -> None:
-        link.strays += 1
-        self.stats[link.bot].strays += 1
-        if link.strays <= NOTICE_LIMIT:
+    def _tell(self, link: Link, kind: int, answer: pb.Answer | None, message: str) -> None:
+        """A notice about a message of the bot, within the notice rate."""
+        if link.notices.take():
             n = pb.Notice(kind=kind, message=message)
             if answer is not None:
                 n.match_id, n.seat, n.decision_id = answer.match_id, answer.seat, answer.decision_id
             link.send(pb.RefereeMessage(notice=n))
-        if link.strays > STRAY_LIMIT and not link.closed:
-            link.abort_reason = f"more than {STRAY_LIMIT} unusable messages on this connection"
-            log.warning("bot %s: %s; closing its stream", link.bot, link.abort_reason)
-            link.close()
+
+    def _unusable(self, link: Link, kind: int, answer: pb.Answer | None, message: str,
+                  notify: bool = True) -> None:
+        """A message nothing can use: counted against the stream's flood rate."""
+        link.strays += 1
+        self.stats[link.bot].strays += 1
+        if not link.flood.take():
+            link.abort(f"more than {FLOOD_BURST} unusable messages at once, or more than {FLOOD_RATE:g} a "
+                       "second, on this connection")
+        elif notify:
+            self._tell(link, kind, answer, message)
 
     def notice(self, bot: str, kind: int, match_id: str, seat: int, decision_id: int, message: str) -> None:
         link = self.links.get(bot)
@@ -410,17 +604,16 @@ class Referee:
         started = time.monotonic()
         self.runs[match_id] = run
         try:
-            opts = wire.struct(match.options)
-            players = [pb.Player(seat=s, bot=b) for s, b in enumerate(bots)]
+            run.opts = wire.struct(match.options)
             for bot in dict.fromkeys(bots):
                 link = self.links.get(bot)
                 if link is not None:
-                    link.send(pb.RefereeMessage(match_start=pb.MatchStart(
-                        match_id=match_id, game=game_id,
-                        seats=[s for s, b in enumerate(bots) if b == bot],
-                        players=players, options=opts, time_control=tc.message())))
-                elif self._grace_left(bot, tc) <= 0:
+                    run.seen.add(bot)
+                    link.send(run.start_message(bot))
+                elif self._away_for_good(bot, tc):
                     self._forfeit(run, bot, "not connected when the match started, nor within the grace")
+                else:
+                    self._away(run, bot)
             if on_events:
                 on_events(match, [ev for _, ev in match.log])
             loop = asyncio.get_running_loop()
@@ -435,7 +628,7 @@ class Referee:
                 shared: dict | None = {} if len(live) > 1 else None  # parts of the views all share
                 sent = [self._send(run, decisions[s], wait, shared) if s in decisions else None for s in seats]
                 await wait()
-                choices = {s: await self._collect(run, s, p) for s, p in zip(seats, sent)}
+                choices = {s: self._collect(run, s, p) for s, p in zip(seats, sent)}
                 run.decisions += len(seats)
                 events = match.step(choices)
                 if on_events:
@@ -460,66 +653,52 @@ class Referee:
                                 run.fault_log, time.monotonic() - started, run.decisions)
         finally:
             del self.runs[match_id]
+            for timer in run.away_timer.values():
+                timer.cancel()
+            self._ended[match_id] = (list(bots), set())
+            while len(self._ended) > ENDED_KEPT:
+                self._ended.popitem(last=False)
             for bot in set(bots):
                 for key in [k for k in self.pending[bot] if k[0] == match_id]:
                     del self.pending[bot][key]
 
     def _send(self, run: "_Run", d: Decision, wait: _Wait, shared: dict | None) -> Pending:
-        """Send a seat's decision and start its clock."""
+        """Send a seat's decision and start its clock (held, with no clock, if the bot is away)."""
         match, tc, seat = run.match, run.tc, d.seat
         bot = run.bots[seat]
         bank = run.bank[seat]
         time_left = tc.move_seconds + bank
         msg = wire.decision_bytes(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
                                   d.events, time_left, bank, run.event_cache, shared)
-        p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, wait, wait.loop.time(), time_left)
-        wait.add(p)
-        self.pending[bot][(match.match_id, d.decision_id)] = p
         link = self.links.get(bot)
+        p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, wait, wait.loop.time(), time_left,
+                    away=link is None)
+        wait.add(p)
+        run.sent[d.decision_id] = seat
+        self.pending[bot][(match.match_id, d.decision_id)] = p
         if link is not None:
             link.send(msg)
         return p
 
-    async def _collect(self, run: "_Run", seat: int, p: "Pending | None") -> int:
-        """Judge the answer to a sent decision (its step's wait is over: it has an answer, or
-        its deadline passed).
-
-        The clock started when the decision was sent; while the bot is away its decision is
-        held (no clock) within the grace, then sent again with a fresh clock.
-        """
+    def _collect(self, run: "_Run", seat: int, p: "Pending | None") -> int:
+        """Judge the answer to a sent decision (its step's wait is over: it has an answer, its
+        deadline passed, or its seat forfeited while the bot was away)."""
         match, tc, bot = run.match, run.tc, run.bots[seat]
         if p is None:
             return match.default_index(seat)
-        loop = p.wait.loop
-        try:
-            while True:
-                answer = p.answer
-                if answer is not _EXPIRED:
-                    break
-                if bot in self.links:
-                    run.bank[seat] = 0.0
-                    run.expired.add(p.decision_id)
-                    return self._fault(run, seat, p.decision_id, "late",
-                                       f"no answer within {p.time_left:.3f} s; default action played")
-                # the bot is away: hold the decision (no clock) until it returns, within its grace
-                p.answer = _UNSET
-                p.wait = hold = _Wait(loop)  # resolved by an answer that comes after a reconnect
-                hold.add(p)
-                if not await self._await_return(bot, tc):
-                    if p.answer is _UNSET:
-                        self._forfeit(run, bot, f"disconnected for more than {tc.grace_seconds:g} s")
-                        return match.default_index(seat)
-                if p.answer is _UNSET:  # back in time: a fresh clock (attach() sent it again)
-                    p.time_left = tc.move_seconds + run.bank[seat]
-                    p.sent_at = loop.time()
-                    p.deadline = p.sent_at + p.time_left
-                    await hold()
-        finally:
-            self.pending[bot].pop((p.match_id, p.decision_id), None)
+        self.pending[bot].pop((p.match_id, p.decision_id), None)
+        answer = p.answer
+        if answer is _FORFEITED:
+            return match.default_index(seat)
+        if answer is _EXPIRED:
+            run.bank[seat] = 0.0
+            run.expired.add(p.decision_id)
+            return self._fault(run, seat, p.decision_id, "late",
+                               f"no answer within {p.time_left:.3f} s; default action played")
         if answer is MALFORMED:
             return self._fault(run, seat, p.decision_id, "malformed",
                                "the bot sent a message with neither hello nor answer; default action played")
-        elapsed = (p.answered_at or loop.time()) - p.sent_at
+        elapsed = p.answered_at - p.sent_at
         st = self.stats[bot]
         st.decisions += 1
         st.latency_total += elapsed
@@ -553,13 +732,17 @@ class Referee:
                         f"{run.faults[seat]} faults: the seat forfeits; the default policy plays it out")
 
     def _forfeit(self, run: "_Run", bot: str, why: str) -> None:
-        for seat, b in enumerate(run.bots):
-            if b == bot and not run.forfeited[seat]:
+        """Every seat ``bot`` holds in the match forfeits; what waits for it gets the default."""
+        for seat in run.seats_of(bot):
+            if not run.forfeited[seat]:
                 run.forfeited[seat] = True
                 run.fault_log.append(Fault(seat, len(run.match.steps), "forfeit", why))
                 self.notice(bot, pb.Notice.FORFEIT, run.match.match_id, seat, 0,
                             f"the seat forfeits: {why}; the default policy plays it out")
                 log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)
+        for p in list(self.pending[bot].values()):
+            if p.match_id == run.match.match_id and p.answer is _UNSET:
+                p.resolve(_FORFEITED, p.wait.loop.time())
 
 
 NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,
@@ -567,7 +750,8 @@ NOTICE_KINDS = {"late": pb.Notice.LATE, "out-of-range": pb.Notice.OUT_OF_RANGE,
 
 
 class _Run:
-    """A match being played: its seats' faults, forfeits, banks, and expired decisions."""
+    """A match being played: its seats' faults, forfeits and banks, the decisions sent and
+    expired, and per bot its time away and its reconnects."""
 
     def __init__(self, match: Match, bots: list[str], tc: TimeControl):
         n = len(bots)
@@ -578,6 +762,24 @@ class _Run:
         self.forfeited = [False] * n
         self.bank = [tc.bank_seconds] * n
         self.fault_log: list[Fault] = []
+        self.sent: dict[int, int] = {}       # decision id → the seat it was sent to
         self.expired: set[int] = set()
+        self.late_told: set[int] = set()     # expired decisions whose late answer was told about
         self.decisions = 0
         self.event_cache: dict[int, pb.Event] = {}
+        self.opts = None
+        self.seen: set[str] = set()          # bots that had a stream during the match
+        self.away_since: dict[str, float] = {}
+        self.away_spent: dict[str, float] = defaultdict(float)
+        self.away_timer: dict[str, asyncio.TimerHandle] = {}
+        self.reconnects: dict[str, int] = defaultdict(int)
+
+    def seats_of(self, bot: str) -> list[int]:
+        return [s for s, b in enumerate(self.bots) if b == bot]
+
+    def start_message(self, bot: str) -> pb.RefereeMessage:
+        m = self.match
+        return pb.RefereeMessage(match_start=pb.MatchStart(
+            match_id=m.match_id, game=m.game_id, seats=self.seats_of(bot),
+            players=[pb.Player(seat=s, bot=b) for s, b in enumerate(self.bots)], options=self.opts,
+            time_control=self.tc.message()))

@@ -36,6 +36,18 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str:
     return ""
 
 
+UNDECODABLE = object()  # what the Play stream's deserializer gives for bytes that are no BotMessage
+
+
+def bot_message(data: bytes):
+    """The Play stream's request deserializer: a ``BotMessage``, or ``UNDECODABLE`` (the referee
+    answers it as a malformed message; grpc would log a traceback and end the stream)."""
+    try:
+        return pb.BotMessage.FromString(data)
+    except Exception:
+        return UNDECODABLE
+
+
 class RefereeService(referee_pb2_grpc.RefereeServicer):
     def __init__(self, referee: Referee):
         self.referee = referee
@@ -45,22 +57,28 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "unknown bot token: send 'authorization: Bearer <token>' (CARDARENA_TOKEN)")
-        link = Link(bot, context.peer())
+        link = Link(bot, context.peer(), *self.referee.outbox)
+        link.task = asyncio.current_task()  # cancelled to cut the stream of a bot that does not read
         reader = asyncio.create_task(self._read(context, link))
         link.send(pb.RefereeMessage(welcome=pb.Welcome(bot=bot, server_version=VERSION)))
         self.referee.attach(link)
         try:
             while (msg := await link.get()) is not None:
+                link.pending_write = True
                 yield msg
+                link.pending_write = False
         finally:
             reader.cancel()
             self.referee.detach(link)
         if link.abort_reason:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, link.abort_reason)
+            await context.abort(getattr(grpc.StatusCode, link.abort_code), link.abort_reason)
 
     async def _read(self, context, link: Link) -> None:
         try:
             while (msg := await context.read()) is not grpc.aio.EOF:
+                if msg is UNDECODABLE:
+                    self.referee.on_malformed(link, "a message that does not decode as a BotMessage")
+                    continue
                 kind = msg.WhichOneof("kind")
                 if kind == "answer":
                     self.referee.on_answer(link, msg.answer)
@@ -234,6 +252,15 @@ class Hosted:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    async def stop(self, grace: float | None = 0.5) -> None:
+        """Stop serving: every bot's stream first ends cleanly (``UNAVAILABLE``, "the referee is
+        shutting down"; a bot that does not read is cut), then the server stops. Stopping the
+        server alone would leave grpc to fail the writes still waiting, each with a traceback."""
+        for link in list(self.referee.links.values()):
+            link.abort("the referee is shutting down", code="UNAVAILABLE", cut=link.pending_write)
+        await asyncio.sleep(0)
+        await self.server.stop(grace)
+
 
 async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=None,
                        admin_token: str = "", tls: tuple[bytes, bytes] | None = None) -> Hosted:
@@ -247,7 +274,7 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
     # Play is registered by hand (not add_RefereeServicer_to_server) for its serializer: the
     # referee hands decisions over already in wire format (wire.decision_bytes)
     play = {"Play": grpc.stream_stream_rpc_method_handler(
-        RefereeService(referee).Play, request_deserializer=pb.BotMessage.FromString,
+        RefereeService(referee).Play, request_deserializer=bot_message,
         response_serializer=wire.serialize)}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Referee", play),))
     server.add_registered_method_handlers("cardarena.v1.Referee", play)

@@ -13,8 +13,11 @@ the index of its choice in ``decision.actions``::
 
 ``run`` opens the one stream the protocol wants, says hello, answers decisions for every seat
 the bot holds in any number of concurrent matches, and reconnects after a lost connection
-(backing off, for up to ``retry_seconds``; the referee re-sends pending decisions). It returns
-when the referee ends the stream for good, and exits with a clear message on a wrong token.
+(backing off, for up to ``retry_seconds``; the referee re-sends the decisions still waiting for
+it). It returns when the referee ends the stream for good, and exits with a clear message and a
+non-zero status on a wrong token, when the referee cuts the stream (a flood, a bot that does not
+read), or when another connection with the same token replaces this one (the referee keeps the
+newest stream: two copies of one bot cannot both play).
 
 ``decision.view`` and ``decision.actions`` are plain dicts: exactly the JSON of the game's view
 and action messages, the same shape the engines produce in-process, so a strategy written for
@@ -190,11 +193,14 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                         return  # the referee's deadline will play the default action
                     await send(_answer(d, choice))
 
+                replaced = ""
                 try:
                     await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
                     while True:
                         msg = await call.read()
                         if msg is grpc.aio.EOF:
+                            if replaced:
+                                raise BotError(replaced)
                             return  # the referee closed the stream: done
                         last_ok = time.monotonic()
                         backoff = 0.1
@@ -219,6 +225,8 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                         elif kind == "match_end" and hasattr(bot, "on_end"):
                             bot.on_end(msg.match_end)
                         elif kind == "notice":
+                            if msg.notice.kind == pb.Notice.REPLACED:
+                                replaced = f"stopped: {msg.notice.message}"
                             if hasattr(bot, "on_notice"):
                                 bot.on_notice(msg.notice)
                             else:
@@ -228,6 +236,8 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                 except grpc.aio.AioRpcError as e:
                     if e.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                         raise BotError(f"the referee refused the token: {e.details()}") from None
+                    if replaced or e.code() == grpc.StatusCode.ABORTED:
+                        raise BotError(replaced or f"stopped: {e.details()}") from None
                     if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
                                         grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
                         raise BotError(f"referee error {e.code().name}: {e.details()}") from None

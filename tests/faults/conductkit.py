@@ -1,0 +1,93 @@
+"""The conduct tests' harness (tests/faults/test_conduct.py, bench/conduct.py): a league as
+`cardarena league run` plays it — a real referee on a free port, real bot processes, a real
+SQLite ledger — with a real TCP proxy in front of the bots that should suffer network cuts."""
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardarena.ratings import Ledger
+from cardarena.server import procs
+from cardarena.server.league import LeagueSpec, run_league
+from cardarena.server.referee import Referee
+from cardarena.server.service import start_server
+
+from proxy import Proxy
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "bots"
+RANDOM = f"python {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+
+
+def bot_script(name: str) -> str:
+    return f"{sys.executable} {BOTS / name}"
+
+
+@dataclass
+class Played:
+    ledger: Ledger
+    league_id: int
+    referee: Referee
+    proxy: Proxy | None
+    procs: dict[str, procs.BotProcess]
+    elapsed: float
+    alive: dict[str, bool]  # which bot processes were still running when the league ended
+
+    def matches(self):
+        return [self.ledger.match(m.id) for m in self.ledger.league_matches(self.league_id)]
+
+    def seats_of(self, bot: str):
+        return [(m, m.bots.index(bot)) for m in self.matches() if bot in m.bots]
+
+
+def league(tmp_path: Path, bots: dict[str, str], *, seats: int, move: float, grace: float = 2.0,
+           matches: int | None = None, concurrency: int = 4, options=None, via_proxy=(), during=None,
+           referee: Referee | None = None, env=None, timeout: float = 120) -> Played:
+    """A league of ``bots`` (name → command) as `cardarena league run` plays it; the bots in
+    ``via_proxy`` connect through a TCP proxy; ``during(referee, proxy)`` runs alongside."""
+    ledger = Ledger(str(tmp_path / "conduct.db"))
+    referee = referee or Referee()
+
+    async def main():
+        hosted = await start_server(referee)
+        proxy = await Proxy(hosted.port).start() if via_proxy else None
+        running = {}
+        try:
+            for name, command in bots.items():
+                ledger.add_bot(name)
+                address = proxy.address if name in via_proxy else hosted.address
+                running[name] = procs.start_bot(name, command, address, referee.mint_session_token(name),
+                                                tmp_path / "logs", extra_env={"PYTHONPATH": str(BOTS), **(env or {})})
+            spec = LeagueSpec(game="sixth-card", bots=list(bots), seats=seats, matches=matches, seed=5,
+                              concurrency=concurrency, move_seconds=move, options=options or {"rounds": 1},
+                              start_timeout=10, grace_seconds=grace)
+            t0 = time.monotonic()
+            side = asyncio.create_task(during(referee, proxy)) if during else None
+            league_id = await asyncio.wait_for(run_league(referee, ledger, spec), timeout)
+            elapsed = time.monotonic() - t0
+            if side is not None:
+                side.cancel()
+            alive = {n: p.returncode is None for n, p in running.items()}
+            return Played(ledger, league_id, referee, proxy, running, elapsed, alive)
+        finally:
+            if proxy is not None:
+                await proxy.close()
+            for p in running.values():
+                p.stop()
+            await hosted.stop(0)
+
+    return asyncio.run(main())
+
+
+def assert_unaffected(played: Played, bad: str) -> None:
+    for m in played.matches():
+        assert m.status == "finished"
+        for seat, bot in enumerate(m.bots):
+            if bot != bad:
+                assert m.faults[seat] == 0 and not m.forfeited[seat], f"match {m.id}: {bot} is unaffected"
+    assert played.ledger.check() == []
+
+

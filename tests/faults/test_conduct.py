@@ -1,0 +1,128 @@
+"""The referee's connection policy against hostile and unlucky bots (issue 13): real referee on
+a real port, real bot processes, a real SQLite ledger, the league runner, and a real TCP proxy
+for network cuts. Each test would fail (or hang until its time-out) under the old policy.
+
+* a staller (drops its stream on every decision, comes back just inside the grace) forfeits
+  once its time away in a match, summed, reaches the grace: it cannot stall a match;
+* an honest SDK bot late once per match keeps its seat for hundreds of matches (late answers
+  are one ``late`` fault each and never count as a flood);
+* the SDK random bot behind a proxy that cuts its connection several times mid-match gets no
+  fault (only decisions still waiting for it are sent again);
+* a bot that stops reading is cut off (bounded outbox) and its seats forfeit;
+* a second stream with the same token replaces the first; the SDK says so and exits non-zero.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from conductkit import RANDOM, assert_unaffected, bot_script, league
+
+from cardarena.server import procs
+from cardarena.server.referee import Referee, TimeControl
+from cardarena.server.service import start_server
+
+
+def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_path, caplog):
+    """Old policy: each disconnect started a fresh grace, so the staller's matches never ended."""
+    caplog.set_level(logging.INFO, logger="cardarena")
+    grace = 1.0
+    bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
+    played = league(tmp_path, bots, seats=3, move=0.3, grace=grace, env={"CARDARENA_STALL": "0.9"})
+    assert_unaffected(played, "staller")
+    seats = played.seats_of("staller")
+    assert len(seats) == 9
+    for m, seat in seats:
+        assert m.forfeited[seat]
+        why = [f["detail"] for f in m.result_details["faults"] if f["seat"] == seat and f["kind"] == "forfeit"]
+        assert len(why) == 1 and why[0].startswith("away for"), why
+        away = float(why[0].split()[2])
+        assert grace - 0.05 <= away <= grace + 0.25, f"time away, summed over disconnects: {away} s"
+        assert m.faults[seat] == 0, "a bot that is away is held, never timed out"
+    assert caplog.text.count("bot staller connected") >= 3, "it did drop and come back"
+
+
+def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(tmp_path):
+    """Old policy: every late answer also counted as one of 200 unusable messages a stream may
+    send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
+    n = 220
+    bots = {"late": bot_script("late_once.py"), "random": RANDOM}
+    played = league(tmp_path, bots, seats=2, move=0.1, matches=n, concurrency=8, timeout=240)
+    assert_unaffected(played, "late")
+    seats = played.seats_of("late")
+    assert len(seats) == n
+    for m, seat in seats:
+        assert not m.forfeited[seat], f"match {m.id}: the late-once bot keeps its seat"
+        assert [f["kind"] for f in m.result_details["faults"] if f["seat"] == seat] == ["late"]
+    assert played.alive["late"], "its stream was never cut: the SDK is still playing"
+
+
+def test_the_sdk_bot_behind_a_connection_cut_mid_match_gets_no_fault(tmp_path, caplog):
+    """Old policy: on reconnect the referee sent again the decisions the bot had answered (that
+    waited for slower seats of the same sealed step), and answering them was a fault."""
+    caplog.set_level(logging.INFO, logger="cardarena")
+    cuts = 4
+
+    async def cutter(referee, proxy):
+        while not referee.runs:
+            await asyncio.sleep(0.02)
+        for _ in range(cuts):  # while its answers wait for the slow seats of the same sealed step
+            await asyncio.sleep(0.6)
+            proxy.cut()
+
+    bots = {"blip": RANDOM, "slow-1": bot_script("slow_bot.py"), "slow-2": bot_script("slow_bot.py")}
+    played = league(tmp_path, bots, seats=3, move=1.0, grace=3.0, via_proxy=("blip",), during=cutter,
+                    env={"CARDARENA_THINK": "0.4"})
+    assert played.proxy.cuts >= cuts and played.proxy.connections >= cuts + 1, "the bot was cut and came back"
+    assert_unaffected(played, "blip")
+    for m, seat in played.seats_of("blip"):
+        assert m.faults[seat] == 0 and not m.forfeited[seat], m.result_details["faults"]
+
+
+def test_a_bot_that_stops_reading_is_cut_off_and_forfeits(tmp_path, caplog):
+    """Old policy: a link's outbox had no bound, so a bot that never reads grew the referee's
+    memory by every message of every match it was seated in (bench/conduct.py has the figure)."""
+    caplog.set_level(logging.INFO, logger="cardarena")
+    referee = Referee(outbox=(20, 256 * 1024))
+    bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"deaf": bot_script("non_reader.py")}
+    played = league(tmp_path, bots, seats=3, move=0.1, grace=0.5, referee=referee, matches=24,
+                    options={"rounds": 2})
+    assert_unaffected(played, "deaf")
+    assert "bot deaf" in caplog.text and "does not read its stream" in caplog.text
+    assert all(m.forfeited[s] for m, s in played.seats_of("deaf"))
+    assert "deaf" not in referee.links, "treated as disconnected"
+    assert "Traceback" not in caplog.text, "no stream ends with a traceback, the cut one included"
+
+
+def test_a_second_stream_of_a_bot_replaces_the_first_and_the_sdk_exits_non_zero(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="cardarena")
+
+    async def main():
+        referee = Referee()
+        hosted = await start_server(referee)
+        token = referee.mint_session_token("twin")
+        first = second = None
+        try:
+            first = procs.start_bot("twin", RANDOM, hosted.address, token, tmp_path / "a")
+            assert not await referee.wait_for_bots(["twin"], 20)
+            first_peer = referee.links["twin"].peer
+            second = procs.start_bot("twin", RANDOM, hosted.address, token, tmp_path / "b")
+            for _ in range(400):
+                if first.returncode is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert first.returncode not in (None, 0), "the replaced SDK bot exits non-zero"
+            assert referee.is_connected("twin") and referee.links["twin"].peer != first_peer
+            out = await referee.play("sixth-card", ["twin", "twin"], 1, {"rounds": 1}, "m", TimeControl(move_seconds=2))
+            assert out.faults == [0, 0], "the new stream plays"
+            return first_peer, referee.links["twin"].peer, first.log_path.read_text()
+        finally:
+            for p in (first, second):
+                if p is not None:
+                    p.stop()
+            await hosted.server.stop(0)
+
+    old_peer, new_peer, first_log = asyncio.run(main())
+    assert "a new connection of this bot" in first_log and "replaces this one" in first_log
+    assert "Traceback" not in first_log
+    assert f"a new stream from {new_peer} replaces its stream from {old_peer}" in caplog.text
