@@ -126,3 +126,46 @@ def test_a_second_stream_of_a_bot_replaces_the_first_and_the_sdk_exits_non_zero(
     assert "a new connection of this bot" in first_log and "replaces this one" in first_log
     assert "Traceback" not in first_log
     assert f"a new stream from {new_peer} replaces its stream from {old_peer}" in caplog.text
+
+
+def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tmp_path, caplog):
+    """Bytes that are no BotMessage used to end in grpc's own traceback per message (a 40 s flood
+    wrote 17 MB of log). Now each is a malformed message: a flood of them closes the stream with
+    RESOURCE_EXHAUSTED after the burst, and the log says so in a few rate-limited lines."""
+    import grpc
+
+    caplog.set_level(logging.INFO, logger="cardarena")
+    caplog.set_level(logging.INFO, logger="grpc")
+
+    async def main():
+        referee = Referee()
+        hosted = await start_server(referee)
+        token = referee.mint_session_token("junk")
+        try:
+            async with grpc.aio.insecure_channel(hosted.address) as ch:
+                call = ch.stream_stream("/cardarena.v1.Referee/Play", request_serializer=lambda b: b,
+                                        response_deserializer=lambda b: b)(
+                    metadata=(("authorization", f"Bearer {token}"),))
+                async def flood():
+                    try:
+                        for _ in range(400):
+                            await call.write(b"\xff\xff\xff\xff not a protobuf message")
+                    except grpc.aio.AioRpcError:
+                        pass  # the referee closed the stream while the flood was being written
+                writer = asyncio.create_task(flood())
+                try:
+                    async for _ in call:
+                        pass
+                except grpc.aio.AioRpcError as e:
+                    return e.code(), e.details()
+                finally:
+                    await writer
+                return await call.code(), await call.details()
+        finally:
+            await hosted.stop(0)
+
+    code, details = asyncio.run(main())
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
+    assert "Traceback" not in caplog.text and "deserializ" not in caplog.text.lower()
+    lines = [r for r in caplog.records if "does not decode as a BotMessage" in r.getMessage()]
+    assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for 400 undecodable messages"
