@@ -43,6 +43,15 @@ Several processes, one file
     (``SELECT … FOR UPDATE``, in bot order) before the log row takes its ``seq``, so matches that
     share a bot are recorded, and later replayed, in one order.
 
+When the database fails
+    A file that is not a ledger, a damaged or truncated one, a full disk, a lock held past the
+    busy timeout: every such failure of the database, in any operation, is raised as one
+    :class:`LedgerStorageError` that says which ledger and what failed, in one line. It is no
+    :class:`LedgerError` (a request the ledger refuses), so that no caller takes a record that
+    failed for one that another process made: the transaction was rolled back, nothing of it
+    is written, and the caller stops. ``check`` also asks SQLite to check the file itself
+    (``PRAGMA quick_check``) before it checks the matches and ratings.
+
 Tokens
     A bot's token (``secrets.token_urlsafe(32)``, 256 random bits) is returned once by
     ``add_bot`` (or ``rotate_token``) and stored only as its SHA-256 hex digest. Nothing here logs
@@ -64,9 +73,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import bindparam, delete, event, func, insert, update
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import bindparam, delete, event, func, insert, text, update
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine, select
 
@@ -117,6 +126,42 @@ LOG_FORMAT = 1
 
 class LedgerError(Exception):
     """A request the ledger refuses: an unknown bot or match, a duplicate, a wrong status."""
+
+
+class LedgerStorageError(Exception):
+    """The database under the ledger failed (module docstring, "When the database fails")."""
+
+
+def storage_error(url: str, exc: BaseException) -> LedgerStorageError:
+    """A database failure of the ledger at ``url`` as one line: which ledger, what failed."""
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    reason = reason[0] if reason else type(exc).__name__
+    try:
+        parsed = make_url(url)
+        where = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string(hide_password=True)
+    except ArgumentError:
+        where = url
+    low = reason.lower()
+    if "full" in low:
+        text_ = f"the ledger {where} is full ({reason}): free some space"
+    elif "not a database" in low or "malformed" in low or "corrupt" in low:
+        text_ = f"the ledger {where} is damaged or not a cardarena ledger ({reason})"
+    elif "locked" in low or "busy" in low:
+        text_ = f"the ledger {where} is locked by another process ({reason})"
+    else:
+        text_ = f"the ledger {where} failed: {reason}"
+    return LedgerStorageError(text_)
+
+
+@contextmanager
+def _storage(url: str) -> Iterator[None]:
+    """Turn the database's failures inside the block into :class:`LedgerStorageError`."""
+    try:
+        yield
+    except IntegrityError:  # a constraint: the callers turn it into a LedgerError where it is one
+        raise
+    except DatabaseError as e:  # OperationalError (full, locked, unreadable) and damaged files
+        raise storage_error(url, e) from None
 
 
 # --------------------------------------------------------------------------------- helpers
@@ -234,10 +279,13 @@ class Ledger:
         self._sqlite = self.engine.dialect.name == "sqlite"
         # An in-memory database is one connection shared by every thread: one user at a time.
         self._lock = threading.RLock() if self.url in ("sqlite://", "sqlite:///:memory:") else nullcontext()
-        try:
-            Bot.metadata.create_all(self.engine, tables=TABLES)
-        except OperationalError:  # another process created them at the same moment
-            Bot.metadata.create_all(self.engine, tables=TABLES)
+        with _storage(self.url):
+            try:
+                Bot.metadata.create_all(self.engine, tables=TABLES)
+            except OperationalError as e:  # another process created them at the same moment
+                if "already exists" not in str(e):
+                    raise
+                Bot.metadata.create_all(self.engine, tables=TABLES)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -253,13 +301,13 @@ class Ledger:
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
-        with self._lock, Session(self.engine) as session:
+        with _storage(self.url), self._lock, Session(self.engine) as session:
             yield session
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
         """One writing transaction: committed at the end, rolled back on any error."""
-        with self._lock, Session(self._write_engine) as session, session.begin():
+        with _storage(self.url), self._lock, Session(self._write_engine) as session, session.begin():
             yield session
 
     # ----------------------------------------------------------------------------- bots
@@ -806,6 +854,11 @@ class Ledger:
         ``progress(done, total)`` follows the replay of the ratings, its long part."""
         problems: list[str] = []
         with self._read() as session:
+            if self._sqlite:  # the file itself first: on a damaged one, nothing below is worth reading
+                damage = [line for (row,) in session.execute(text("PRAGMA quick_check(20)"))
+                          for line in str(row).splitlines() if not line.startswith("*** ")]
+                if damage != ["ok"]:
+                    return [f"the database file is damaged: {d}" for d in damage]
             # Every finished match is complete: all seats placed, a log; nothing else has one.
             for match_id, status, seat, place, score, fault, forfeit in session.execute(
                     select(Match.id, Match.status, Seat.seat, Seat.place, Seat.score, Seat.faults, Seat.forfeited)

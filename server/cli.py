@@ -1,26 +1,53 @@
 """The ``cardarena`` command line: one Typer app per command group; commands parse and delegate.
 
 Known errors end as one line on stderr and exit code 1 (a bad argument: exit code 2), with no
-traceback (STYLE.md 10). Every command that touches the ledger takes ``--db`` (default
-``./cardarena.db``, or ``CARDARENA_DB``): a file path or an SQLAlchemy URL.
+traceback (STYLE.md 10): a bot command that cannot run (unbalanced quote, no such program, not
+executable), a log folder that cannot be written, an option that is not a finite number, a port
+above 65535, an empty ``--db``, a damaged ledger or a full disk. Ctrl-C ends a command with one
+line and exit code 130 (even while the CLI is still starting), SIGTERM and SIGHUP with 128 + the
+signal; either way the bots the CLI started are stopped and a league stays resumable. Every
+command that touches the ledger takes ``--db`` (default ``./cardarena.db``, or
+``CARDARENA_DB``): a file path or an SQLAlchemy URL.
+
+Bots the CLI starts (``--bot NAME=COMMAND``): in a league, a bot whose program exits before
+connecting, misses ``--start-timeout`` or dies during the league is absent, its seats forfeit
+(league.py), and the league plays on; the summary names each absent bot and its log. ``play``
+stops with one line if a bot does not connect. At the end the CLI closes every bot's stream
+after its last message (so each bot reads its ``match_end`` and leaves by itself), gives the
+programs a few seconds to exit, and only then stops those still running.
 """
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import secrets
 import signal
 import sys
-import time
-from pathlib import Path
-from typing import Annotated, Optional
 
-import typer
-from rich.console import Console
+# Ctrl-C while the CLI is still being imported: remembered here and answered by main() as one
+# line with exit code 130, instead of a KeyboardInterrupt traceback out of an import.
+_EARLY_SIGINT: list[int] = []
 
-from . import procs
-from .games import GameError, games as all_games, get as get_game
+
+def _early_sigint(signum, frame) -> None:
+    _EARLY_SIGINT.append(signum)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler and (
+        __name__ == "__main__" or sys.argv and sys.argv[0].endswith("cardarena")):
+    signal.signal(signal.SIGINT, _early_sigint)
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import secrets  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Annotated, Optional  # noqa: E402
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from . import procs  # noqa: E402
+from .games import GameError, games as all_games, get as get_game  # noqa: E402
 
 try:  # typer ≥ 0.20 vendors click
     from typer._click import exceptions as click_exc
@@ -46,7 +73,11 @@ app.add_typer(ledger_app, name="ledger")
 
 
 class CliError(Exception):
-    """A known failure: printed as one line, exit code 1."""
+    """A known failure: printed as one line, exit code 1 (or ``code``)."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
 
 
 DbOpt = Annotated[str, typer.Option("--db", envvar="CARDARENA_DB", help="Ledger: a SQLite file or an SQLAlchemy URL.")]
@@ -68,17 +99,21 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 # ----------------------------------------------------------------------------- helpers
 def open_ledger(db: str):
-    from cardarena.ratings import Ledger, LedgerError
+    from cardarena.ratings import Ledger, LedgerError, LedgerStorageError
+    if not db.strip():
+        raise typer.BadParameter("is empty: give a SQLite file or an SQLAlchemy URL", param_hint="--db")
     try:
         return Ledger(db)
-    except LedgerError as e:
+    except (LedgerError, LedgerStorageError) as e:
         raise CliError(str(e)) from None
-    except Exception as e:  # an unreadable file, a bad URL
+    except Exception as e:  # a bad URL, a missing database driver
         raise CliError(f"cannot open the ledger {db!r}: {e}") from None
 
 
 def parse_options(pairs: list[str]) -> dict:
-    """``--option name=value`` pairs; values are JSON when they parse as JSON, else text."""
+    """``--option name=value`` pairs; values are JSON when they parse as JSON, else text.
+    A number that is not finite (``1e999``, ``NaN``) is refused."""
+    from .league import check_finite
     options = {}
     for pair in pairs or []:
         name, sep, value = pair.partition("=")
@@ -88,23 +123,55 @@ def parse_options(pairs: list[str]) -> dict:
             options[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
             options[name.strip()] = value
+    try:
+        check_finite(options)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--option") from None
     return options
 
 
 def parse_bots(args: list[str]) -> list[tuple[str, str | None]]:
+    """``--bot`` arguments as (name, command or None); a command must split into words."""
     if not args:
         raise typer.BadParameter("give at least one --bot NAME or --bot NAME=COMMAND", param_hint="--bot")
     bots = []
     for a in args:
         try:
-            bots.append(procs.split_bot_arg(a))
+            name, command = procs.split_bot_arg(a)
         except ValueError as e:
             raise typer.BadParameter(str(e), param_hint="--bot") from None
+        if command is not None:
+            try:
+                procs.command_argv(command)
+            except procs.BotStartError as e:
+                raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
+        bots.append((name, command))
     names = [n for n, _ in bots]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise typer.BadParameter(f"bot {sorted(dup)[0]!r} is named twice; give each bot its own name", param_hint="--bot")
     return bots
+
+
+def check_programs(bots) -> None:
+    """Every bot command names a program that exists and is executable (else one line, exit 2)."""
+    for name, command in bots:
+        if command is not None:
+            try:
+                procs.check_command(command)
+            except procs.BotStartError as e:
+                raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
+
+
+def check_address(address: str, hint: str) -> None:
+    """HOST:PORT with a port from 0 to 65535 (gRPC would quietly take 70000 as 4464)."""
+    if address.startswith("unix:"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        raise typer.BadParameter(f"{address!r} is not HOST:PORT", param_hint=hint)
+    if not port.isdigit() or int(port) > 65535:
+        raise typer.BadParameter(f"{address!r}: the port must be a number from 0 to 65535", param_hint=hint)
 
 
 def check_game(game: str) -> None:
@@ -124,6 +191,7 @@ def ledger_auth(ledger):
 def admin_stub(server: str):
     import grpc
     from cardarena.v1 import admin_pb2_grpc
+    check_address(server, "--server")
     token = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     if not token:
         raise CliError("--server needs the admin token in CARDARENA_ADMIN_TOKEN (and CARDARENA_TLS_CA for a TLS server)")
@@ -173,14 +241,13 @@ def games(fmt: Annotated[str, typer.Option("--format", help="table or json")] = 
 
 @app.command()
 def rules(game: Annotated[str, typer.Argument(help="Game id (see `cardarena games`).")],
-          lang: Annotated[str, typer.Option("--lang", help="Language of the rules text: en, or de (unsorted).")] = "en"):
+          lang: Annotated[str, typer.Option("--lang", help="Language of the rules text: en, or de (unsorted, scouting).")] = "en"):
     """Print a game's rules text."""
     check_game(game)
     texts = get_game(game).rules_texts
     if lang not in texts:
         raise typer.BadParameter(f"{game} has rules in {', '.join(sorted(texts))}, not {lang!r}", param_hint="--lang")
-    path = Path(__file__).resolve().parent / "games" / "rules" / texts[lang]
-    sys.stdout.write(path.read_text(encoding="utf-8").rstrip() + "\n")
+    sys.stdout.write(get_game(game).rules_text(lang).rstrip() + "\n")
 
 
 # ----------------------------------------------------------------------------- bots
@@ -255,18 +322,23 @@ def ratings(ctx: typer.Context,
 @app.command()
 def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to listen on.")] = "127.0.0.1:50051",
           db: DbOpt = "cardarena.db",
-          admin_token: Annotated[Optional[str], typer.Option("--admin-token", envvar="CARDARENA_ADMIN_TOKEN",
-                                                             help="Token for the Admin service (made and printed once if not given).")] = None,
+          admin_token_file: Annotated[Optional[Path], typer.Option(
+              "--admin-token-file", help="A file holding the Admin service's token. Default: the token in "
+                                         "CARDARENA_ADMIN_TOKEN; with neither, one is made and printed once.")] = None,
+          admin_token: Annotated[Optional[str], typer.Option(
+              "--admin-token", help="The Admin service's token itself; other users of the machine can read a "
+                                    "command line, so this prints a warning: prefer the file or the variable.")] = None,
           move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
           tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate: serve over TLS.")] = None,
           tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None):
     """Host the referee and admin services until interrupted."""
     from .referee import Referee, TimeControl
     from .service import start_server
-    if move_time <= 0:
-        raise typer.BadParameter("must be above 0", param_hint="--move-time")
+    check_address(address, "--address")
+    check_seconds(move_time, "--move-time", above_zero=True)
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
+    admin_token = read_admin_token(admin_token, admin_token_file)
     tls = None
     if tls_cert and tls_key:
         try:
@@ -297,63 +369,164 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     asyncio.run(main())
 
 
+def read_admin_token(given: str | None, path: Path | None) -> str:
+    """The admin token of ``serve``: from ``--admin-token-file``, else ``--admin-token`` (with a
+    warning: a command line is visible to every user), else CARDARENA_ADMIN_TOKEN; '' if none."""
+    if given and path:
+        raise typer.BadParameter("give --admin-token-file or --admin-token, not both", param_hint="--admin-token")
+    if path is not None:
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise CliError(f"cannot read the admin token file {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+        if not token:
+            raise CliError(f"the admin token file {str(path)!r} is empty")
+        return token
+    if given:
+        err.print("cardarena: warning: --admin-token puts the token on the command line, where other users of this "
+                  "machine can read it; use CARDARENA_ADMIN_TOKEN or --admin-token-file", markup=False)
+        return given
+    return os.environ.get("CARDARENA_ADMIN_TOKEN", "")
+
+
 # ----------------------------------------------------------------------------- leagues
 def _print_ratings(rows) -> None:
     from cardarena.ratings import format_ratings
     out.print(format_ratings(rows, "table"))
 
 
-async def _host_and_run(bots, game, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0):
-    """Host a referee locally, start the command bots, run ``start(referee, ledger)``, clean up."""
+#: Seconds the bots get, once their streams are closed at the end, to read their last messages
+#: (``match_end``) and exit by themselves before they are stopped.
+END_GRACE = 5.0
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGHUP reached the CLI while it hosted bots: they were stopped (exit 128 + signal)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0):
+    """Host a referee locally, start the command bots, run ``start(referee, ledger, running)``.
+
+    Then the end (module docstring): every stream is closed after its queued messages, the
+    programs get END_GRACE seconds to leave by themselves, the rest are stopped. SIGTERM and
+    SIGHUP stop it the same way at any moment (raised as :class:`_Stopped`); so does Ctrl-C
+    (a KeyboardInterrupt, from asyncio.run). No bot program outlives the CLI."""
     from .referee import Referee, TimeControl
     from .service import start_server
     ledger = open_ledger(db) if db else None
     referee = Referee(ledger_auth(ledger) if ledger else None, TimeControl(move_seconds=move_time))
-    hosted = await start_server(referee, host_address)
+    loop = asyncio.get_running_loop()
+    main_task = asyncio.current_task()
+    signals: list[int] = []
+
+    def stop(signum: int) -> None:
+        signals.append(signum)
+        main_task.cancel()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, stop, sig)
     running: list[procs.BotProcess] = []
+    started: dict = {}
+
+    async def serve() -> None:
+        started["hosted"] = await start_server(referee, host_address)
+    finished = False
     try:
+        serving = asyncio.ensure_future(serve())
+        try:
+            await asyncio.shield(serving)
+        except asyncio.CancelledError:  # stopped while the server comes up: it comes up, then stops
+            await asyncio.gather(serving, return_exceptions=True)
+            raise
+        hosted = started["hosted"]
+        if any(command for _, command in bots):
+            procs.prepare_log_dir(log_dir)
         for name, command in bots:
             if command:
                 running.append(procs.start_bot(name, command, hosted.address,
                                                referee.mint_session_token(name), log_dir))
-        return await start(referee, ledger, running)
+        result = await start(referee, ledger, running)
+        finished = True
+        return result
+    except procs.BotStartError as e:
+        raise CliError(str(e)) from None
+    except asyncio.CancelledError:
+        if signals:
+            raise _Stopped(signals[0]) from None
+        raise
     finally:
-        for p in running:
-            p.stop()
-        await hosted.server.stop(grace=0.5)
+        connected = set()
+        for link in list(referee.links.values()):
+            connected.add(link.bot)
+            link.close()  # the stream ends once the bot has been sent everything queued for it
+        if finished:
+            await _programs_ended([p for p in running if p.name in connected], END_GRACE)
+        await asyncio.to_thread(procs.stop_all, running)
+        if "hosted" in started:
+            await started["hosted"].server.stop(grace=0.5)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+
+
+async def _programs_ended(running, timeout: float) -> None:
+    """Wait until every program has exited, at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while any(p.returncode is None for p in running) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 async def _wait_connected(referee, names, running, timeout: float) -> None:
+    """For `play`: every bot connected, or one line naming the bot that is not (and its log)."""
     deadline = time.monotonic() + timeout
+    logs = {p.name: p.log_path for p in running}
     while time.monotonic() < deadline:
         missing = [n for n in names if not referee.is_connected(n)]
         if not missing:
             return
         for p in running:
             if p.returncode is not None and p.name in missing:
-                raise CliError(f"bot {p.name} exited with code {p.returncode} before connecting; see {p.log_path}")
+                raise CliError(f"bot {p.name} {procs.exit_text(p.returncode)} before connecting; see {p.log_path}")
         await asyncio.sleep(0.05)
     missing = [n for n in names if not referee.is_connected(n)]
-    raise CliError(f"not connected after {timeout:g} s: {', '.join(missing)}")
+    raise CliError(f"not connected after {timeout:g} s: "
+                   + ", ".join(f"{n} (see {logs[n]})" if n in logs else n for n in missing))
 
 
 TimeBankOpt = Annotated[float, typer.Option("--time-bank", help="Seconds of time bank per seat and match, "
                                                                "drawn on when a decision takes longer than --move-time.")]
 MaxFaultsOpt = Annotated[int, typer.Option("--max-faults", help="Faults (late or invalid answers) after which a seat "
                                                               "forfeits its match; 0: never.")]
-GraceOpt = Annotated[float, typer.Option("--grace", help="Seconds a disconnected bot has to reconnect before its "
-                                                        "seats forfeit.")]
+GraceOpt = Annotated[float, typer.Option("--grace", help="Seconds a bot may be away (disconnected) during one match, "
+                                                        "summed over its disconnects; past them its seats forfeit.")]
+StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect; "
+                                                                     "a bot still missing then is absent (its seats forfeit).")]
+LogDirOpt = Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")]
+MaxReconnectsOpt = Annotated[int, typer.Option("--max-reconnects", help="Streams a bot may lose and reopen during one "
+                                                                      "match; one more and its seats forfeit.")]
 
 
-def check_time_control(move_time: float, time_bank: float, max_faults: int, grace: float) -> None:
-    if move_time <= 0:
-        raise typer.BadParameter("must be above 0", param_hint="--move-time")
-    if time_bank < 0:
-        raise typer.BadParameter("cannot be negative", param_hint="--time-bank")
+def check_seconds(value: float, hint: str, above_zero: bool = False) -> None:
+    """A number of seconds: finite, not negative (or above 0); else one line, exit 2."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number of seconds, not {value!r}", param_hint=hint)
+    if above_zero and value <= 0:
+        raise typer.BadParameter("must be above 0", param_hint=hint)
+    if value < 0:
+        raise typer.BadParameter("cannot be negative", param_hint=hint)
+
+
+def check_time_control(move_time: float, time_bank: float, max_faults: int, grace: float,
+                       max_reconnects: int = 0) -> None:
+    check_seconds(move_time, "--move-time", above_zero=True)
+    check_seconds(time_bank, "--time-bank")
     if max_faults < 0:
         raise typer.BadParameter("cannot be negative (0: never forfeit)", param_hint="--max-faults")
-    if grace < 0:
-        raise typer.BadParameter("cannot be negative", param_hint="--grace")
+    check_seconds(grace, "--grace")
+    if max_reconnects < 0:
+        raise typer.BadParameter("cannot be negative", param_hint="--max-reconnects")
 
 
 def _register_bots(ledger, bots) -> None:
@@ -391,25 +564,17 @@ def _count_bar(title: str):
     return bar, update
 
 
-class _Interrupted(Exception):
-    """A league stopped by SIGTERM (the CLI exits with 143; Ctrl-C stays a KeyboardInterrupt, 130)."""
-
-
-def _run_league_locally(bots, game: str, db: str, log_dir: Path, move_time: float, start_timeout: float,
-                        total: int, done: int, play, state: dict):
-    """Host a referee, start the bots, wait for them, then ``play(referee, ledger, progress, stats)``
-    under a progress bar with ETA. Ctrl-C and SIGTERM leave the league resumable (league.py)."""
-    from .league import LeagueError, LeagueStats
-    names = [n for n, _ in bots]
+def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: int, done: int, play,
+                        state: dict, game: str):
+    """Host a referee, start the bots, then ``play(referee, ledger, progress, stats, programs)``
+    under a progress bar with ETA. Ctrl-C, SIGTERM and a ledger that cannot record stop it with
+    one line and leave the league resumable (league.py); a dead bot never stops it."""
+    from cardarena.ratings import LedgerStorageError
+    from .league import LeagueError, LeagueStats, RecorderError
     stats = LeagueStats()
 
     async def start(referee, ledger_, running):
-        loop = asyncio.get_running_loop()
-        main_task = asyncio.current_task()
-        try:
-            loop.add_signal_handler(signal.SIGTERM, main_task.cancel)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
-            pass
+        state["logs"] = {p.name: p.log_path for p in running}
         bar, task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
         with bar:
             def progress(league_id, done_, total_, match_id):
@@ -420,25 +585,30 @@ def _run_league_locally(bots, game: str, db: str, log_dir: Path, move_time: floa
                 state["done"] = done_
                 bar.update(task, completed=done_, total=total_, description=f"league {league_id} ({game})")
 
-            await _wait_connected(referee, names, running, start_timeout)
-            stats.started = time.monotonic()
-            return await play(referee, ledger_, progress, stats)
+            return await play(referee, ledger_, progress, stats, {p.name: p for p in running})
+
+    def stopped(why: str) -> str:
+        lid = state.get("league")
+        if lid is None:
+            return why
+        return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
+                f"go on with `cardarena league resume {lid}`")
 
     try:
-        result = asyncio.run(_host_and_run(bots, game, db, log_dir, start, move_time=move_time))
+        result = asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time))
     except LeagueError as e:
         raise CliError(str(e)) from None
-    except (KeyboardInterrupt, asyncio.CancelledError) as e:
-        lid = state.get("league")
-        if lid is not None:
-            err.print(f"league {lid} stopped at {state.get('done', 0)}/{total} matches; go on with "
-                      f"`cardarena league resume {lid}`", markup=False)
-        raise KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else _Interrupted() from None
+    except KeyboardInterrupt:
+        raise CliError(stopped("interrupted"), code=130) from None
+    except _Stopped as e:
+        raise CliError(stopped(f"stopped by {e}"), code=128 + e.signum) from None
+    except (LedgerStorageError, RecorderError) as e:
+        raise CliError(stopped(str(e))) from None
     return result, stats
 
 
-def _after_league(ledger, league_id: int, game: str, stats) -> None:
-    """The end of `league run` and `league resume`: counts, speed, standings, ratings."""
+def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
+    """The end of `league run` and `league resume`: counts, absent bots, speed, standings, ratings."""
     from cardarena.ratings import standings
     from cardarena.ratings.standings import format_duplicate, format_table
     info = ledger.league(league_id)
@@ -450,8 +620,14 @@ def _after_league(ledger, league_id: int, game: str, stats) -> None:
     if not info.done:
         line += f", {c['scheduled'] + c['running']} still to play"
     out.print(line + ".", markup=False)
+    results = ledger.league_results(league_id)
+    for bot, why in sorted(stats.absent.items()):
+        forfeits = sum(1 for r in results for b, f in zip(r.bots, r.forfeited) if b == bot and f)
+        where = f"its log: {logs[bot]}" if bot in logs else "it connects by itself"
+        out.print(f"absent: bot {bot} {why}; {forfeits} seat{'s' if forfeits != 1 else ''} forfeited ({where})",
+                  markup=False)
     err.print(f"this run: {stats.summary()}", markup=False)
-    st = standings(ledger.league_results(league_id), info.settings.get("bots"))
+    st = standings(results, info.settings.get("bots"))
     out.print("standings (points: 1 per seat placed below, ½ per shared place):", markup=False)
     out.print(format_table(st), markup=False)
     if st.sets:
@@ -488,34 +664,40 @@ def league_run(
     time_bank: TimeBankOpt = 0.0,
     max_faults: MaxFaultsOpt = 3,
     grace: GraceOpt = 10.0,
+    max_reconnects: MaxReconnectsOpt = 5,
     option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE (see `cardarena games`). Repeat.")] = None,
     server: ServerOpt = None,
-    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect.")] = 30.0,
-    log_dir: Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")] = Path("logs"),
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
     db: DbOpt = "cardarena.db",
 ):
     """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
 
     The schedule, seeds, options and each bot's command are written to the ledger before the
     first match, so an interrupted league (Ctrl-C, a killed process, a restart) goes on with
-    `cardarena league resume ID`.
+    `cardarena league resume ID`. A bot whose program exits before connecting, does not connect
+    within --start-timeout, or dies during the league is absent: its seats forfeit and the
+    league plays on; the summary names it and its log.
     """
     from .league import LeagueError, LeagueSpec, check_spec, league_plans
     check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
-    check_time_control(move_time, time_bank, max_faults, grace)
+    check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
+    check_seconds(start_timeout, "--start-timeout")
     names = [n for n, _ in bots]
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
                       move_seconds=move_time, options=options, start_timeout=start_timeout,
                       bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace, matches=matches,
-                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd())
+                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects)
     try:
         spec = check_spec(spec)
+        check_programs(bots)
         if server:
-            if matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0:
-                raise CliError("--matches, --duplicate, --time-bank, --max-faults and --grace need a local "
-                               "league (without --server) for now")
+            if (matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0
+                    or max_reconnects != 5):
+                raise CliError("--matches, --duplicate, --time-bank, --max-faults, --grace and --max-reconnects "
+                               "need a local league (without --server) for now")
             return _league_remote(server, spec, bots, log_dir)
         plans = league_plans(spec)
     except LeagueError as e:
@@ -532,17 +714,14 @@ def league_run(
     err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
               f"; {each}; bot logs in {league_log}", markup=False)
 
-    async def play(referee, ledger_, progress, stats):
+    async def play(referee, ledger_, progress, stats, programs):
         from .league import run_league
-        return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans)
+        return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans,
+                                programs=programs)
 
     state: dict = {}
-    try:
-        league_id, stats = _run_league_locally(bots, game, db, league_log, move_time, start_timeout, total, 0,
-                                               play, state)
-    except _Interrupted:
-        raise typer.Exit(143)
-    _after_league(ledger, league_id, game, stats)
+    league_id, stats = _run_league_locally(bots, db, league_log, move_time, total, 0, play, state, game)
+    _after_league(ledger, league_id, game, stats, state.get("logs", {}))
 
 
 @league_app.command("resume")
@@ -552,17 +731,21 @@ def league_resume(
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches played at once (default: as the league was run).")] = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also play the league's failed matches again.")] = False,
     stale_after: Annotated[Optional[float], typer.Option("--stale-after", help="Replay only running matches claimed more than this many seconds ago (when another process may still be playing the league). Default: every running match, its process being gone.")] = None,
-    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect.")] = 30.0,
-    log_dir: Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")] = Path("logs"),
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
     db: DbOpt = "cardarena.db",
 ):
     """Go on with an interrupted league: replay its interrupted matches from their seeds, play the rest.
 
     The bots are started again with the commands the league recorded (from the folder it was
-    started in), unless --bot gives a new command. No match is lost, played twice, or counted
-    twice in the ratings.
+    started in), unless --bot gives a new command; the time control (--move-time, --time-bank,
+    --max-faults, --grace, --max-reconnects) is the league's own. No match is lost, played
+    twice, or counted twice in the ratings. Absent bots forfeit as in `league run`.
     """
     from cardarena.ratings import LedgerError
+    check_seconds(start_timeout, "--start-timeout")
+    if stale_after is not None:
+        check_seconds(stale_after, "--stale-after")
     ledger = open_ledger(db)
     try:
         info = ledger.league(league_id)
@@ -579,6 +762,7 @@ def league_resume(
     if strangers:
         raise typer.BadParameter(f"league {league_id} has no bot {strangers[0]!r} (its bots: {', '.join(names)})",
                                  param_hint="--bot")
+    check_programs(overrides.items())
     stored = settings.get("commands") or {}
     workdir = settings.get("workdir")
     bots = []
@@ -586,15 +770,7 @@ def league_resume(
         if name in overrides:
             bots.append((name, overrides[name]))
         elif name in stored:
-            command = stored[name]
-            if command and workdir and Path(workdir) != Path.cwd():
-                if not Path(workdir).is_dir():
-                    raise CliError(f"league {league_id} ran its bots from {workdir}, which is gone; "
-                                   f"give --bot {name}=COMMAND")
-                # run the recorded command from the recorded folder ("python" is this interpreter)
-                import shlex
-                command = "sh -c " + shlex.quote(f"cd {shlex.quote(workdir)} && exec {shlex.join(procs.command_argv(command))}")
-            bots.append((name, command))
+            bots.append((name, stored[name] and _recorded_command(league_id, name, stored[name], workdir)))
         else:
             raise CliError(f"league {league_id} does not record how to start bot {name!r}: give --bot {name}=COMMAND "
                            f"(or --bot {name} for a registered bot that connects itself)")
@@ -616,18 +792,33 @@ def league_resume(
               f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
               + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
 
-    async def play(referee, ledger_, progress, stats):
+    async def play(referee, ledger_, progress, stats, programs):
         from .league import resume_league
         return await resume_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
-                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed)
+                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed,
+                                   programs=programs)
 
     state: dict = {"league": league_id}
+    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
+    _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _recorded_command(league_id: int, name: str, command: str, workdir: str | None) -> str:
+    """A bot's command as its league recorded it, run from the folder the league was run from
+    (one line if that folder is gone or the program cannot run)."""
+    elsewhere = bool(workdir) and Path(workdir) != Path.cwd()
+    if elsewhere and not Path(workdir).is_dir():
+        raise CliError(f"league {league_id} ran its bots from {workdir}, which is gone; give --bot {name}=COMMAND")
     try:
-        _, stats = _run_league_locally(bots, info.game, db, league_log, tc.move_seconds, start_timeout, total, done,
-                                       play, state)
-    except _Interrupted:
-        raise typer.Exit(143)
-    _after_league(ledger, league_id, info.game, stats)
+        argv = procs.check_command(command, cwd=workdir)
+    except procs.BotStartError as e:
+        raise CliError(f"league {league_id} starts bot {name} with {command!r}, which cannot run: {e}; "
+                       f"give --bot {name}=COMMAND") from None
+    if not elsewhere:
+        return command
+    # run the recorded command from the recorded folder ("python" is this interpreter)
+    import shlex
+    return "sh -c " + shlex.quote(f"cd {shlex.quote(workdir)} && exec {shlex.join(argv)}")
 
 
 def _league_remote(server: str, spec, bots, log_dir: Path):
@@ -642,7 +833,13 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
                                      options=wire.struct(spec.options), start_timeout=spec.start_timeout)
     running = []
     rows = []
+
+    def stop(signum, frame):
+        raise _Stopped(signum)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
+        if local:
+            procs.prepare_log_dir(log_dir)
         for msg in rpc(stub.RunLeague, req, metadata=md):
             if msg.session_tokens:
                 commands = dict(bots)
@@ -655,14 +852,19 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
             if msg.ratings:
                 rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
                                   r.mean_place) for r in msg.ratings]
+    except procs.BotStartError as e:
+        raise CliError(str(e)) from None
+    except _Stopped as e:
+        raise CliError(f"stopped by {e}; the bots it started are stopped", code=128 + e.signum) from None
     except Exception as e:
         import grpc
         if isinstance(e, grpc.RpcError):
             raise CliError(f"server: {e.details()}") from None
         raise
     finally:
-        for p in running:
-            p.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        procs.stop_all(running)
     err.print()
     _print_ratings(rows)
 
@@ -920,10 +1122,15 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          time_bank: TimeBankOpt = 0.0,
          max_faults: MaxFaultsOpt = 3,
          grace: GraceOpt = 10.0,
+         max_reconnects: MaxReconnectsOpt = 5,
          record: Annotated[bool, typer.Option("--record", help="Record the match and its ratings in the ledger.")] = False,
-         log_dir: Annotated[Path, typer.Option("--log-dir")] = Path("logs"),
+         log_dir: LogDirOpt = Path("logs"),
          db: DbOpt = "cardarena.db"):
-    """Play one match over gRPC with a readable log as it happens (for bot authors)."""
+    """Play one match over gRPC with a readable log as it happens (for bot authors).
+
+    It stops with one line if a bot does not connect within 30 s. After the match every bot
+    gets its match_end and a few seconds to leave by itself; Ctrl-C and SIGTERM stop the bots too.
+    """
     check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
@@ -932,13 +1139,15 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         raise typer.BadParameter(f"{game} is for {cls.min_players}–{cls.max_players} players; {len(bots)} bots given", param_hint="--bot")
     if seat is not None and not 0 <= seat < len(bots):
         raise typer.BadParameter(f"seats are 0–{len(bots) - 1}", param_hint="--seat")
-    check_time_control(move_time, time_bank, max_faults, grace)
+    check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     from .referee import TimeControl
-    tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace)
+    tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace,
+                     max_reconnects=max_reconnects)
     try:
         cls.parse_options(options)
     except GameError as e:
         raise CliError(str(e)) from None
+    check_programs(bots)
     names = [n for n, _ in bots]
     need_ledger = record or any(c is None for _, c in bots)
     ledger = open_ledger(db) if need_ledger else None
@@ -964,8 +1173,11 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
                                 events=outcome.events, duration_s=outcome.duration)
         return outcome, match_id
 
-    outcome, match_id = asyncio.run(_host_and_run(bots, game, db if need_ledger else None, log_dir, start,
-                                                  move_time=move_time))
+    try:
+        outcome, match_id = asyncio.run(_host_and_run(bots, db if need_ledger else None, log_dir, start,
+                                                      move_time=move_time))
+    except _Stopped as e:
+        raise CliError(f"stopped by {e}; its bots are stopped", code=128 + e.signum) from None
     out.print("result:")
     for s, name in enumerate(names):
         extra = f" ({outcome.faults[s]} faults)" if outcome.faults[s] else ""
@@ -1001,9 +1213,19 @@ bridge.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point
+def _storage_error(e: Exception) -> bool:
+    """A LedgerStorageError (the ledger module is looked at only if something imported it)."""
+    ledger = sys.modules.get("cardarena.ratings.ledger")
+    return ledger is not None and isinstance(e, ledger.LedgerStorageError)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; known errors and bad arguments end as one line (exit 1 and 2)."""
+    """Run the CLI; known errors and bad arguments end as one line (exit 1 and 2), Ctrl-C too (130)."""
+    if signal.getsignal(signal.SIGINT) is _early_sigint:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C is a KeyboardInterrupt again
     try:
+        if _EARLY_SIGINT:
+            raise KeyboardInterrupt
         rv = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except click_exc.UsageError as e:
         hint = f" ({e.param_hint})" if isinstance(e, click_exc.BadParameter) and e.param_hint and "--" not in e.format_message() else ""
@@ -1011,15 +1233,19 @@ def main(argv: list[str] | None = None) -> int:
         return_code = 2
     except CliError as e:
         err.print(f"cardarena: {e}", markup=False)
+        return_code = e.code
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("cardarena: interrupted", markup=False)
+        return_code = 130
+    except Exception as e:
+        if not _storage_error(e):
+            raise
+        err.print(f"cardarena: {e}", markup=False)
         return_code = 1
-    except typer.Abort:
-        err.print("cardarena: interrupted", markup=False)
-        return_code = 130
-    except KeyboardInterrupt:
-        err.print("cardarena: interrupted", markup=False)
-        return_code = 130
     else:
         return_code = rv if isinstance(rv, int) else 0
+        if return_code == 130:  # typer's answer to a KeyboardInterrupt inside a command: said in one line
+            err.print("cardarena: interrupted", markup=False)
     if argv is None:
         sys.exit(return_code)
     return return_code

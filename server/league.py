@@ -13,8 +13,11 @@ Life of a league
        itself) with the folder it was started from.
     2. It waits up to ``start_timeout`` for the bots to connect; a bot still missing then is
        marked absent (``Referee.mark_absent``): its seats forfeit at once until it connects, and
-       the league goes on. (``cardarena league run`` stops with an error before scheduling
-       anything if a bot it started itself does not connect.)
+       the league goes on. For the bots whose programs the caller started (``programs``, as
+       ``cardarena league run`` does), a program that has ended is not waited for: its bot is
+       marked absent at once, before the start or during the league (a crash), so that no
+       later match waits for it. Never does a dead bot stop the league; every absent bot is
+       named, with the reason, in :attr:`LeagueStats.absent`.
     3. :func:`play_league` claims the scheduled matches one by one (``scheduled → running``,
        atomically, so several processes can share a league), plays up to ``concurrency`` at
        once, and records each with its rating update in one transaction. The claims and the
@@ -36,7 +39,10 @@ Life of a league
 
 A match whose play raises (a bug, not a bot's misbehaviour, which the referee turns into faults)
 is recorded as ``failed`` with the reason, and the league goes on; ``league resume --retry-failed``
-plays failed matches again.
+plays failed matches again. A ledger that cannot record (a full disk: ``LedgerStorageError``; a
+recorder process gone: :class:`RecorderError`) stops the league: the matches being played are
+put back to ``scheduled`` (or, if even that cannot be written, left ``running``), nothing is
+half-written, and ``league resume`` goes on once the cause is fixed.
 
 Audits: :func:`verify_match` replays a recorded match from its seed and steps and compares the
 events and the result with what the ledger holds (``cardarena match verify``).
@@ -44,17 +50,21 @@ events and the result with what the ledger holds (``cardarena match verify``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
+import math
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .games import get
+from .procs import exit_text
 from .referee import Referee, TimeControl
 from .schedule import ScheduleError, derive_seed, make_schedule, round_robin  # noqa: F401  (re-exported)
 
@@ -83,6 +93,7 @@ class LeagueSpec:
     duplicate: bool = False          # each group plays one deal in every seat rotation
     commands: dict[str, str | None] = field(default_factory=dict)  # bot → command, kept for resume
     workdir: str | None = None       # the folder the commands are run from
+    max_reconnects: int | None = None  # streams a bot may lose and reopen in one match
 
 
 def check_spec(spec: LeagueSpec) -> LeagueSpec:
@@ -111,20 +122,40 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
     if spec.concurrency < 1:
         raise LeagueError("concurrency must be at least 1")
     for name, value in (("move time", spec.move_seconds), ("time bank", spec.bank_seconds),
-                        ("grace", spec.grace_seconds)):
+                        ("grace", spec.grace_seconds), ("start timeout", spec.start_timeout)):
+        if value is not None and not math.isfinite(value):
+            raise LeagueError(f"the {name} must be a finite number of seconds, not {value!r}")
         if value is not None and value < 0:
             raise LeagueError(f"the {name} cannot be negative")
     if spec.move_seconds is not None and spec.move_seconds == 0:
         raise LeagueError("the move time must be above 0")
     if spec.max_faults is not None and spec.max_faults < 0:
         raise LeagueError("max faults cannot be negative (0: never forfeit)")
+    if spec.max_reconnects is not None and spec.max_reconnects < 0:
+        raise LeagueError("max reconnects cannot be negative")
     try:
+        check_finite(spec.options)
         options = cls.parse_options(spec.options)
-    except ValueError as e:
+    except (ValueError, OverflowError, TypeError) as e:
         raise LeagueError(str(e)) from None
-    return LeagueSpec(spec.game, list(spec.bots), seats, spec.rounds, spec.seed, spec.concurrency,
-                      spec.move_seconds, options, spec.start_timeout, spec.bank_seconds, spec.max_faults,
-                      spec.grace_seconds, spec.matches, spec.duplicate, dict(spec.commands), spec.workdir)
+    return dataclasses.replace(spec, bots=list(spec.bots), seats=seats, options=options,
+                               commands=dict(spec.commands))
+
+
+def check_finite(options: Mapping, where: str = "option") -> None:
+    """ValueError for a game option holding a number that is not finite (JSON's ``1e999``
+    reads as infinity, ``NaN`` as not a number): no game can play with one."""
+    def bad(value) -> bool:
+        if isinstance(value, float):
+            return not math.isfinite(value)
+        if isinstance(value, (list, tuple)):
+            return any(bad(v) for v in value)
+        if isinstance(value, Mapping):
+            return any(bad(v) for v in value.values())
+        return False
+    for name, value in options.items():
+        if bad(value):
+            raise ValueError(f"{where} {name}: {value!r} is not a finite number")
 
 
 def league_plans(spec: LeagueSpec):
@@ -141,7 +172,8 @@ def time_control(spec: LeagueSpec, base: TimeControl) -> TimeControl:
         move_seconds=spec.move_seconds or base.move_seconds,
         bank_seconds=base.bank_seconds if spec.bank_seconds is None else spec.bank_seconds,
         max_faults=base.max_faults if spec.max_faults is None else spec.max_faults,
-        grace_seconds=base.grace_seconds if spec.grace_seconds is None else spec.grace_seconds)
+        grace_seconds=base.grace_seconds if spec.grace_seconds is None else spec.grace_seconds,
+        max_reconnects=base.max_reconnects if spec.max_reconnects is None else spec.max_reconnects)
 
 
 def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
@@ -150,7 +182,8 @@ def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
             "seed": spec.seed, "bots": list(spec.bots),
             "schedule": "balanced" if spec.matches is not None else "round-robin",
             "move_seconds": tc.move_seconds, "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults,
-            "grace_seconds": tc.grace_seconds, "concurrency": spec.concurrency,
+            "grace_seconds": tc.grace_seconds, "max_reconnects": tc.max_reconnects,
+            "concurrency": spec.concurrency,
             "commands": {b: spec.commands.get(b) for b in spec.bots},
             "workdir": spec.workdir or os.getcwd()}
 
@@ -161,7 +194,8 @@ def settings_time_control(settings: dict, base: TimeControl) -> TimeControl:
         move_seconds=settings.get("move_seconds") or base.move_seconds,
         bank_seconds=settings.get("bank_seconds", base.bank_seconds),
         max_faults=settings.get("max_faults", base.max_faults),
-        grace_seconds=settings.get("grace_seconds", base.grace_seconds))
+        grace_seconds=settings.get("grace_seconds", base.grace_seconds),
+        max_reconnects=settings.get("max_reconnects", base.max_reconnects))
 
 
 Progress = Callable[[int, int, int, int | None], None]
@@ -176,12 +210,14 @@ class LeagueStats:
     skipped: int = 0         # played, but recorded meanwhile by another process (not counted again)
     decisions: int = 0       # decisions asked of bots in the recorded matches
     record_seconds: list[float] = field(default_factory=list)  # time of each record_match
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)  # once the bots are waited for
+    ended: float | None = None  # once the last match is recorded (or the league stopped)
     first_failure: str = ""
+    absent: dict[str, str] = field(default_factory=dict)  # bot marked absent → why, in words
 
     @property
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        return (self.ended or time.monotonic()) - self.started
 
     def summary(self) -> str:
         t = self.elapsed
@@ -195,26 +231,87 @@ class LeagueStats:
         return line
 
 
+#: The bot programs a caller started for a league, by bot name: anything with a ``returncode``
+#: that is None while the program runs (:class:`cardarena.server.procs.BotProcess`).
+Programs = Mapping[str, object]
+
+
 async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progress | None = None,
-                     stats: LeagueStats | None = None, plans=None) -> int:
-    """Schedule a league in the ledger, wait for its bots, play it; returns the league id."""
+                     stats: LeagueStats | None = None, plans=None, programs: Programs | None = None) -> int:
+    """Schedule a league in the ledger, wait for its bots, play it; returns the league id.
+
+    ``programs``: the bots' programs the caller started, watched so that a program that has
+    ended is marked absent at once (module docstring, 2)."""
     spec = check_spec(spec)
     plans = plans if plans is not None else league_plans(spec)
+    stats = stats if stats is not None else LeagueStats()
     tc = time_control(spec, referee.time_control)
-    league_id = await asyncio.to_thread(ledger.create_league, spec.game, spec.options,
-                                        league_settings(spec, tc), plans)
-    await _wait_or_mark_absent(referee, league_id, spec.bots, spec.start_timeout)
-    await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress, stats)
+    create = asyncio.ensure_future(asyncio.to_thread(ledger.create_league, spec.game, spec.options,
+                                                     league_settings(spec, tc), plans))
+    try:
+        league_id = await asyncio.shield(create)
+    except asyncio.CancelledError:  # stopped meanwhile: the thread writes the league all the same
+        league_id = await create
+        if progress:
+            progress(league_id, 0, len(plans), None)
+        raise
+    if progress:
+        progress(league_id, 0, len(plans), None)  # the league is in the ledger: resumable from now on
+    await _wait_or_mark_absent(referee, league_id, spec.bots, spec.start_timeout, stats, programs)
+    stats.started = time.monotonic()
+    await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress, stats,
+                      programs)
     return league_id
 
 
-async def _wait_or_mark_absent(referee: Referee, league_id: int, bots, timeout: float) -> None:
-    """Wait for the league's bots; those still missing at the timeout are marked away for good,
-    so the referee forfeits their seats at once (until they connect) and the league goes on."""
-    missing = await referee.wait_for_bots(bots, timeout)
-    for bot in missing:
-        log.warning("league %s: bot %s not connected after %g s: its seats forfeit", league_id, bot, timeout)
-        referee.mark_absent(bot)
+def _ended(programs: Programs | None, bot: str) -> str | None:
+    """How the bot's program ended ("exited with code 3"); None while it runs, or if it has none."""
+    program = (programs or {}).get(bot)
+    code = getattr(program, "returncode", None)
+    return None if code is None else exit_text(code)
+
+
+def _absent(referee: Referee, league_id: int, bot: str, why: str, stats: LeagueStats) -> None:
+    log.warning("league %s: bot %s %s: its seats forfeit", league_id, bot, why)
+    stats.absent[bot] = why
+    referee.mark_absent(bot)
+
+
+async def _wait_or_mark_absent(referee: Referee, league_id: int, bots: Sequence[str], timeout: float,
+                               stats: LeagueStats, programs: Programs | None = None) -> None:
+    """Wait for the league's bots; those still missing at the timeout, and those whose program
+    ended before connecting (not waited for), are marked away for good, so the referee forfeits
+    their seats at once (until they connect) and the league goes on."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    waiting = sorted(set(bots))
+    while True:
+        waiting = [b for b in waiting if not referee.is_connected(b)]
+        for bot in list(waiting):
+            how = _ended(programs, bot)
+            if how is not None:
+                waiting.remove(bot)
+                _absent(referee, league_id, bot, f"never connected: its program {how}", stats)
+        left = deadline - loop.time()
+        if not waiting or left <= 0:
+            break
+        await asyncio.sleep(min(left, 0.05))  # the connections and the programs, looked at 20 times a second
+    for bot in waiting:
+        _absent(referee, league_id, bot, f"not connected after {timeout:g} s (--start-timeout)", stats)
+
+
+async def _watch_programs(referee: Referee, league_id: int, programs: Programs, stats: LeagueStats,
+                          every: float = 0.2) -> None:
+    """During the league: a bot whose program ends (a crash) is marked absent once its stream
+    is gone, so its seats in later matches forfeit at once instead of waiting for it."""
+    while True:
+        for bot in programs:
+            if bot in stats.absent or referee.is_connected(bot):
+                continue
+            how = _ended(programs, bot)
+            if how is not None:
+                _absent(referee, league_id, bot, f"left during the league: its program {how}", stats)
+        await asyncio.sleep(every)
 
 
 def prepare_resume(ledger, league_id: int, stale_after: float | None = None, retry_failed: bool = False) -> tuple[int, int]:
@@ -230,21 +327,26 @@ def prepare_resume(ledger, league_id: int, stale_after: float | None = None, ret
 async def resume_league(referee: Referee, ledger, league_id: int, concurrency: int | None = None,
                         progress: Progress | None = None, stats: LeagueStats | None = None,
                         start_timeout: float = 30.0, stale_after: float | None = None,
-                        retry_failed: bool = False) -> int:
+                        retry_failed: bool = False, programs: Programs | None = None) -> int:
     """Go on with an interrupted league (module docstring, 5); returns how many matches it played."""
+    stats = stats if stats is not None else LeagueStats()
     info = await asyncio.to_thread(ledger.league, league_id)
     await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
     tc = settings_time_control(info.settings, referee.time_control)
     bots = info.settings.get("bots") or []
-    await _wait_or_mark_absent(referee, league_id, bots, start_timeout)
+    await _wait_or_mark_absent(referee, league_id, bots, start_timeout, stats, programs)
+    stats.started = time.monotonic()
     j = concurrency or info.settings.get("concurrency") or 4
-    return await play_league(referee, ledger, league_id, info.game, info.options, tc, j, progress, stats)
+    return await play_league(referee, ledger, league_id, info.game, info.options, tc, j, progress, stats, programs)
 
 
 async def play_league(referee: Referee, ledger, league_id: int, game: str, options: dict,
                       tc: TimeControl, concurrency: int, progress: Progress | None = None,
-                      stats: LeagueStats | None = None) -> int:
-    """Play every scheduled match of a league, ``concurrency`` at a time; returns how many."""
+                      stats: LeagueStats | None = None, programs: Programs | None = None) -> int:
+    """Play every scheduled match of a league, ``concurrency`` at a time; returns how many.
+
+    The first error that is not a match's own (the ledger cannot record, the recorder is
+    gone) stops the league: the other matches are stopped and put back, and it is raised."""
     from cardarena.ratings import LedgerError
 
     stats = stats if stats is not None else LeagueStats()
@@ -283,7 +385,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
                     out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 # stopped cleanly: the match goes back to the schedule, to be played again on resume
-                ledger.release_match(m.id)
+                _release(ledger, m.id)
                 raise
             except Exception as e:
                 reason = f"{type(e).__name__}: {e}"
@@ -312,13 +414,29 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
         if progress:
             progress(league_id, done, total, m.id)
 
+    tasks = [asyncio.ensure_future(one(m)) for m in todo]
+    watcher = asyncio.create_task(_watch_programs(referee, league_id, programs, stats)) if programs else None
     try:
-        await asyncio.gather(*(one(m) for m in todo))
+        await asyncio.gather(*tasks)
     finally:
+        # after an error the other matches stop (each is put back); when stopped, the same
+        for t in (*tasks, *([watcher] if watcher else [])):
+            t.cancel()
+        await asyncio.gather(*tasks, *([watcher] if watcher else []), return_exceptions=True)
         writer.shutdown(wait=False)
         if recorder is not None:
             await recorder.close()
+        stats.ended = time.monotonic()
     return played
+
+
+def _release(ledger, match_id: int) -> None:
+    """Put an interrupted match back to ``scheduled``; if the ledger cannot even write that (a
+    full disk), the match stays ``running`` and ``league resume`` replays it all the same."""
+    try:
+        ledger.release_match(match_id)
+    except Exception as e:  # noqa: BLE001 - never hide the interruption behind its clean-up
+        log.info("match %s stays running (`league resume` replays it): %s", match_id, e)
 
 
 def record_args(out, t0: float) -> dict:
@@ -395,7 +513,7 @@ class Recorder:
             self.proc.stdin.write(encode((request_id, kind, match_id, kwargs)))
 
     async def _call(self, kind: str, match_id: int, **kwargs):
-        from cardarena.ratings import LedgerError
+        from cardarena.ratings import LedgerError, LedgerStorageError
 
         if self._failure:
             raise RecorderError(self._failure)
@@ -412,6 +530,9 @@ class Recorder:
             return value
         if status == "ledger":
             raise LedgerError(value)
+        storage = f"{LedgerStorageError.__name__}: "  # the recorder's "TypeName: message" form
+        if value.startswith(storage):  # the database failed (a full disk): said as the ledger says it
+            raise LedgerStorageError(value[len(storage):])
         raise RecorderError(f"{kind} of match {match_id}: {value}")
 
     async def claim(self, match_id: int) -> bool:

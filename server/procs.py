@@ -6,17 +6,29 @@ command whose first word is ``python`` or ``python3`` runs with the interpreter 
 on, and one whose first word is ``cardarena`` runs this CLI (``cardarena bridge -- ./mybot``),
 so the example bots work without activating a virtualenv. Stopping sends SIGTERM to the
 process group, then SIGKILL after a grace period (python-chess's engine shape, STYLE.md 6).
+
+Mistakes of the operator are found before anything starts, each as one sentence
+(:class:`BotStartError`): a command with an unbalanced quote, a program that does not exist or
+is not executable (:func:`check_command`), a log folder that cannot be written
+(:func:`prepare_log_dir`). A program that starts and then dies is not an error here: the
+caller sees its exit code (:attr:`BotProcess.returncode`, :func:`exit_text`).
 """
 from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+
+class BotStartError(ValueError):
+    """A bot program that cannot be started as given (one line, for the CLI)."""
 
 
 @dataclass
@@ -30,23 +42,36 @@ class BotProcess:
     def returncode(self) -> int | None:
         return self.proc.poll()
 
+    def send_signal(self, sig: int) -> None:
+        """Send ``sig`` to the bot's process group (nothing if it has ended)."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
     def stop(self, grace: float = 3.0) -> None:
-        if self.proc.poll() is not None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return
-            time.sleep(0.02)
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        stop_all([self], grace)
+
+
+def stop_all(processes: Iterable[BotProcess], grace: float = 3.0) -> None:
+    """SIGTERM to every process group still running, then SIGKILL to those still there after
+    ``grace`` seconds; returns once every process has ended."""
+    running = [p for p in processes if p.proc.poll() is None]
+    for p in running:
+        p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while running and time.monotonic() < deadline:
+        time.sleep(0.02)
+        running = [p for p in running if p.proc.poll() is None]
+    for p in running:
+        p.send_signal(signal.SIGKILL)
+        p.proc.wait()
+
+
+def exit_text(returncode: int) -> str:
+    """How a program ended, in words: "exited with code 3", "was killed by signal 9"."""
+    return f"was killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
 
 
 def split_bot_arg(arg: str) -> tuple[str, str | None]:
@@ -61,26 +86,65 @@ def split_bot_arg(arg: str) -> tuple[str, str | None]:
 
 
 def command_argv(command: str) -> list[str]:
-    argv = shlex.split(command)
-    if argv and argv[0] in ("python", "python3"):
+    """The argument list a command runs as; :class:`BotStartError` for an unbalanced quote."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:  # shlex: "No closing quotation", "No escaped character"
+        raise BotStartError(f"cannot split the command {command!r} into words: {str(e).lower()}") from None
+    if not argv:
+        raise BotStartError("the command is empty")
+    if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
-    elif argv and argv[0] == "cardarena":  # e.g. "cardarena bridge -- ./mybot"
+    elif argv[0] == "cardarena":  # e.g. "cardarena bridge -- ./mybot"
         argv[:1] = [sys.executable, "-m", "cardarena.server.cli"]
     return argv
 
 
+def check_command(command: str, cwd: str | Path | None = None) -> list[str]:
+    """The command's argument list, once its program is known to exist and be executable
+    (looked up on PATH, or relative to ``cwd`` when it names a path); else BotStartError."""
+    argv = command_argv(command)
+    program = argv[0]
+    if os.sep in program:
+        path = Path(cwd or ".") / program
+        if not path.exists():
+            raise BotStartError(f"no program {program!r}: no such file")
+        if path.is_dir():
+            raise BotStartError(f"{program!r} is a folder, not a program")
+        if not os.access(path, os.X_OK):
+            raise BotStartError(f"{program!r} is not executable (chmod +x, or start it with its interpreter)")
+    elif shutil.which(program) is None:
+        raise BotStartError(f"no program {program!r} on the PATH")
+    return argv
+
+
+def prepare_log_dir(log_dir: Path) -> Path:
+    """Make the folder for the bots' logs; BotStartError if it cannot be made or written."""
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BotStartError(f"cannot make the log folder {str(log_dir)!r}: {e.strerror or e}") from None
+    if not os.access(log_dir, os.W_OK | os.X_OK):
+        raise BotStartError(f"cannot write in the log folder {str(log_dir)!r}: permission denied")
+    return log_dir
+
+
 def start_bot(name: str, command: str, address: str, token: str, log_dir: Path,
               extra_env: dict | None = None) -> BotProcess:
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log_dir / f"{name}.log"
+    """Start a bot program; BotStartError (one line) if it cannot be started at all."""
+    argv = command_argv(command)
+    log_path = prepare_log_dir(log_dir) / f"{name}.log"
     env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token, "CARDARENA_BOT": name,
            **(extra_env or {})}
-    out = open(log_path, "ab")
     try:
-        proc = subprocess.Popen(command_argv(command), stdin=subprocess.DEVNULL, stdout=out,
+        out = open(log_path, "ab")
+    except OSError as e:
+        raise BotStartError(f"cannot write the log of bot {name} at {str(log_path)!r}: {e.strerror or e}") from None
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, env=env, start_new_session=True)
     except OSError as e:
-        raise ValueError(f"cannot start bot {name}: {command!r}: {e.strerror or e}") from None
+        raise BotStartError(f"cannot start bot {name}: {command!r}: {e.strerror or e}") from None
     finally:
         out.close()
     return BotProcess(name, command, log_path, proc)

@@ -83,7 +83,7 @@ def test_ratings_formats_and_bad_format(cli, db):
     (["league", "run", "--game", "sixth-card", "--bot", "a=x", "--bot", "b=y", "--seats", "3"], 1, ["at least 3 bots"]),
     (["league", "run", "--game", "sixth-card", "--bot", "a=x", "--bot", "a=y"], 2, ["named twice"]),
     (["league", "run", "--game", "sixth-card", "--bot", "a=", "--bot", "b=y"], 2, ["empty"]),
-    (["league", "run", "--game", "sixth-card", "--bot", "ghost", "--bot", "b=y"], 1, ["no bot named 'ghost'"]),
+    (["league", "run", "--game", "sixth-card", "--bot", "ghost", "--bot", "b=python y.py"], 1, ["no bot named 'ghost'"]),
     (["league", "run", "--game", "sixth-card", "--bot", "a=x", "--bot", "b=y", "--option", "end_score=lots"], 1, ["end_score"]),
     (["league", "run", "--game", "sixth-card", "--bot", "a=x", "--bot", "b=y", "--option", "colour=red"], 1, ["no option 'colour'"]),
     (["league", "run", "--game", "sixth-card", "--bot", "a=x", "--bot", "b=y", "--rounds", "zero"], 2, ["--rounds"]),

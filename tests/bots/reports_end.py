@@ -1,0 +1,26 @@
+"""A random SDK bot that writes one line for each match_end it reads (to its log), and one
+line when it is stopped by SIGTERM before the referee ended its stream."""
+import random
+import signal
+import sys
+
+from cardarena.client import run
+
+
+class ReportsEnd:
+    def decide(self, decision):
+        return random.randrange(len(decision))
+
+    def on_end(self, match_end):
+        places = " ".join(str(r.place) for r in match_end.results)
+        print(f"match_end {match_end.match_id} {match_end.status} places {places}", flush=True)
+
+
+def stopped(signum, frame):
+    print("stopped by SIGTERM", flush=True)
+    sys.exit(143)
+
+
+signal.signal(signal.SIGTERM, stopped)
+run(ReportsEnd())
+print("the referee ended the stream", flush=True)
