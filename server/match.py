@@ -7,52 +7,101 @@ networks: the referee adds deadlines, faults and transport around it.
 
 :func:`play_match` plays a whole match in-process with Python bots, for researchers and tests.
 A bot is any callable ``bot(decision) -> int`` (an index into ``decision.actions``) or an
-object with such a ``decide`` method. A bot that raises, or answers something that is not an
-index of a legal action, commits a *fault*: the game's default action is played for it and the
-fault is counted, exactly as the referee does for a remote bot (never a silent correction).
+object with such a ``decide`` method. The :class:`Decision` it gets holds exactly what a remote
+bot is sent, and no way back into the game. A bot that raises, or answers something that is not
+an index of a legal action, commits a *fault*: the game's default action is played for it and
+the fault is counted, exactly as the referee does for a remote bot (never a silent correction).
 
 Replays: the seed, the options and ``steps`` replay a match exactly (:func:`replay`).
 """
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .games import Event, Game, Result, new_game
 
 
 class Decision:
-    """What one seat must decide now: its view, the legal actions, the events it saw since."""
+    """What one seat must decide now, and nothing else: exactly what a remote bot is sent.
+
+    The ids, the seat's view, the legal actions (``actions``: the engine's own immutable forms,
+    by which a choice is applied; ``actions_json``: their typed wire forms; ``labels``: in
+    words), and the events the seat saw since its last decision. A Decision holds plain data
+    only, never the game: an in-process bot can reach no other seat's hand through it (the
+    conformance suite walks everything reachable from it, and compares it with the decision the
+    referee sends for the same state).
+
+    Where a game's ``action_label`` / ``action_json`` are static or class methods (functions of
+    the action alone, which can read no game's state) the decision keeps those functions and
+    makes its labels / wire forms on first use, so a bot that only counts the actions pays for
+    none. The others are made with the decision when it is asked for with ``words=True``
+    (play_match does so for every bot but one whose ``words`` attribute is false); without it
+    (the referee, which encodes the actions itself) asking for them raises :class:`LookupError`.
+    """
 
     __slots__ = ("match_id", "game_id", "seat", "decision_id", "view", "actions", "events",
-                 "time_left", "_game")
+                 "time_left", "_labels", "_actions_json", "_label_of", "_json_of")
 
-    def __init__(self, match_id: str, game: Game, seat: int, decision_id: int, view: dict,
-                 actions: list, events: list[dict], time_left: float | None = None):
+    def __init__(self, match_id: str, game_id: str, seat: int, decision_id: int, view: dict,
+                 actions: list, events: list[dict], time_left: float | None = None, *,
+                 labels: list[str] | None = None, actions_json: list[dict] | None = None,
+                 label_of: Callable[[Any], str] | None = None,
+                 json_of: Callable[[Any], dict] | None = None):
         self.match_id = match_id
-        self.game_id = game.id
+        self.game_id = game_id
         self.seat = seat
         self.decision_id = decision_id
         self.view = view
         self.actions = actions
         self.events = events
         self.time_left = time_left
-        self._game = game
+        self._labels = labels
+        self._actions_json = actions_json
+        self._label_of = label_of
+        self._json_of = json_of
 
     @property
     def labels(self) -> list[str]:
         """Each legal action in the players' words, in the same order as ``actions``."""
-        return [self._game.action_label(a) for a in self.actions]
+        if self._labels is None:
+            label = _words(self._label_of, "labels")
+            self._labels = [label(a) for a in self.actions]
+        return self._labels
 
     @property
     def actions_json(self) -> list[dict]:
         """Each legal action in its typed wire form (as in the protocol)."""
-        return [self._game.action_json(a) for a in self.actions]
+        if self._actions_json is None:
+            wire = _words(self._json_of, "actions_json")
+            self._actions_json = [wire(a) for a in self.actions]
+        return self._actions_json
 
     def __repr__(self) -> str:
         return f"Decision(match={self.match_id!r}, seat={self.seat}, id={self.decision_id}, {len(self.actions)} actions)"
+
+
+def _words(fn: Callable | None, what: str) -> Callable:
+    """The stateless function a Decision keeps for ``what``, or a clear error without one."""
+    if fn is None:
+        raise LookupError(f"this decision was made without its {what} "
+                          "(Match.decisions(..., words=True) makes them)")
+    return fn
+
+
+@lru_cache(maxsize=None)
+def stateless_words(cls: type) -> tuple[Callable | None, Callable | None]:
+    """The game class's ``action_label`` and ``action_json`` where they are static or class
+    methods (they read no game's state, so a Decision may keep them); ``None`` for each that is
+    an instance method, whose words are made with the decision."""
+    def kept(name: str) -> Callable | None:
+        plain = isinstance(inspect.getattr_static(cls, name), (staticmethod, classmethod))
+        return getattr(cls, name) if plain else None
+    return kept("action_label"), kept("action_json")
 
 
 Bot = Callable[[Decision], int]
@@ -112,23 +161,30 @@ class Match:
     def to_act(self) -> tuple[int, ...]:
         return self.game.to_act()
 
-    def decision(self, seat: int, time_left: float | None = None) -> Decision:
+    def decision(self, seat: int, time_left: float | None = None, words: bool = False) -> Decision:
         """The decision for ``seat`` now; the seat's unseen events are handed over with it."""
-        (d,) = self.decisions((seat,))
+        (d,) = self.decisions((seat,), words)
         d.time_left = time_left
         return d
 
-    def decisions(self, seats: Sequence[int]) -> list[Decision]:
+    def decisions(self, seats: Sequence[int], words: bool = False) -> list[Decision]:
         """The decisions of several seats acting together (one step), in the order given; the
-        views may share their public parts (``Game.views``)."""
+        views may share their public parts (``Game.views``). Each gets its own list of the legal
+        actions (never the game's). ``words``: make the labels and wire forms that need the
+        game's state now (see :class:`Decision`); the referee encodes them itself."""
         game = self.game
         views = game.views(seats)
+        label_of, json_of = stateless_words(type(game))
         out = []
         for seat in seats:
             self._decision_counter += 1
             events, self._unseen[seat] = self._unseen[seat], []
-            out.append(Decision(self.match_id, game, seat, self._decision_counter, views[seat],
-                                game.legal_actions(seat), events))
+            actions = list(game.legal_actions(seat))
+            labels = [game.action_label(a) for a in actions] if words and label_of is None else None
+            wire = [game.action_json(a) for a in actions] if words and json_of is None else None
+            out.append(Decision(self.match_id, game.id, seat, self._decision_counter, views[seat],
+                                actions, events, labels=labels, actions_json=wire,
+                                label_of=label_of, json_of=json_of))
         return out
 
     def take_events(self, seat: int) -> list[dict]:
@@ -178,15 +234,21 @@ class MatchRecord:
 def play_match(game_id: str, bots: Sequence[Any], seed: int = 0,
                options: Mapping[str, Any] | None = None, match_id: str = "",
                max_steps: int = 1_000_000) -> MatchRecord:
-    """Play one match in-process; ``bots[i]`` plays seat ``i``."""
+    """Play one match in-process; ``bots[i]`` plays seat ``i``.
+
+    A bot whose attribute ``words`` is false reads only the number of actions (as
+    :class:`RandomBot`): its decisions come without the labels and wire forms that would need
+    the game's state (``Decision.labels`` may then raise :class:`LookupError`).
+    """
     match = Match(game_id, len(bots), seed, options, match_id)
+    words = [getattr(bot, "words", True) for bot in bots]
     decisions = 0
     while not match.is_over():
         if len(match.steps) >= max_steps:
             raise RuntimeError(f"{game_id}: no end after {max_steps} steps")
         choices = {}
         for seat in match.to_act():
-            d = match.decision(seat)
+            d = match.decision(seat, words=words[seat])
             decisions += 1
             try:
                 index = _decide(bots[seat], d)
@@ -215,6 +277,9 @@ def replay(game_id: str, players: int, seed: int, options: Mapping[str, Any] | N
 
 class RandomBot:
     """Chooses uniformly among the legal actions, from its own seeded generator."""
+
+    #: it reads only ``len(decision.actions)``: play_match makes no words for it (see there)
+    words = False
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)

@@ -4,7 +4,8 @@ The same checks run over all games (as OpenSpiel's api_test and PettingZoo's api
 random playouts finish; a seed and the choices replay the same match; every listed legal action
 applies and nothing else does; ``view(seat)`` is unchanged by ``resample_hidden(seat)`` (no leak)
 while the resample does re-deal what the seat cannot see; the view holds the seat's own hand;
-results rank every seat; everything a bot is sent is plain JSON.
+results rank every seat; everything a bot is sent is plain JSON; an in-process bot is handed
+exactly what a remote bot is sent and nothing that leads back into the game (issue 14, point 6).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import copy
 import itertools
 import json
 import random
+import types
 
 import pytest
 
@@ -138,7 +140,7 @@ def test_wire_forms_are_plain_json(game_id, players):
     for match in list(itertools.islice(random_playout(game_id, players, seed=2, sample_every=5), 15)):
         game = match.game
         for seat in game.to_act():
-            d = match.decision(seat)
+            d = match.decision(seat, words=True)
             labels = d.labels
             assert all(isinstance(x, str) and x for x in labels)
             assert len(set(labels)) == len(labels), "labels tell the actions apart"
@@ -212,7 +214,7 @@ def test_decision_bytes_are_the_decision_message(game_id, players):
         seats = game.to_act()
         assert game.views(seats) == {s: game.view(s) for s in seats}
         shared = {} if len(seats) > 1 else None
-        for d in match.decisions(seats):
+        for d in match.decisions(seats, words=True):
             seat = d.seat
             got = pb.RefereeMessage.FromString(wire.decision_bytes(
                 game, "m7", seat, d.decision_id, d.view, d.actions, d.events, 1.5, 0.25, cache, shared))
@@ -226,3 +228,150 @@ def test_decision_bytes_are_the_decision_message(game_id, players):
             for a, label in zip(d.actions_json, d.labels):
                 json_format.ParseDict(a, getattr(w.actions.add(label=label), field))
             assert got == want
+
+
+# ----- an in-process bot gets what a remote bot gets, and no more (issue 14, point 6) ------------
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def reachable(root) -> list[tuple[str, object]]:
+    """Every object reachable from ``root`` with a path to it: through containers, attributes
+    (``__dict__`` and ``__slots__``), bound methods, closures and defaults. A class or a module
+    ends a path (code, not a match's state), and so do the atoms (str, int, float, bool, None)."""
+    out, seen, todo = [], set(), [("decision", root)]
+    while todo:
+        path, obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        out.append((path, obj))
+        if isinstance(obj, _ATOMS):
+            continue
+        if isinstance(obj, dict):
+            todo.extend((f"{path}[{k!r}]", v) for k, v in obj.items())
+            todo.extend((f"{path} key", k) for k in obj)
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            todo.extend((f"{path}[{i}]", v) for i, v in enumerate(obj))
+        elif isinstance(obj, types.MethodType):
+            todo += [(f"{path}.__self__", obj.__self__), (f"{path}.__func__", obj.__func__)]
+        elif isinstance(obj, types.FunctionType):
+            todo.extend((f"{path} closure", c.cell_contents) for c in obj.__closure__ or ())
+            todo.extend((f"{path} default", v) for v in obj.__defaults__ or ())
+            todo.extend((f"{path} default", v) for v in (obj.__kwdefaults__ or {}).values())
+        elif not isinstance(obj, types.BuiltinFunctionType):
+            names = list(getattr(obj, "__dict__", {}))
+            names += [n for c in type(obj).__mro__ for n in getattr(c, "__slots__", ())]
+            todo.extend((f"{path}.{n}", getattr(obj, n)) for n in names if hasattr(obj, n))
+    return out
+
+
+def assert_plain_data(decision) -> None:
+    """Nothing but plain data and functions of no state is reachable from a Decision: no game,
+    no match, no generator, no object that could lead to another seat's hand."""
+    from cardarena.server.match import Decision
+
+    for path, obj in reachable(decision):
+        assert isinstance(obj, (*_ATOMS, dict, list, tuple, Decision, types.FunctionType,
+                                types.BuiltinFunctionType)) or (
+            isinstance(obj, types.MethodType) and isinstance(obj.__self__, type)), \
+            f"{path} is a {type(obj).__name__}: an in-process bot could reach the game through it"
+
+
+def _snapshot(d) -> str:
+    return json.dumps([d.view, d.actions_json, d.labels, d.events], sort_keys=True)
+
+
+@pytest.mark.parametrize("game_id,players", CASES, ids=IDS)
+def test_an_in_process_decision_is_exactly_the_remote_one(game_id, players):
+    """Issue 14 (6): the Decision that play_match hands a Python bot holds plain data only (no
+    path from it reaches the game), its view, actions, labels and events are those of the
+    decision the referee sends for the same state (wire bytes decoded by the Python SDK), and it
+    is a snapshot: nothing in it changes as the game goes on. One whole game; every third
+    decision is compared, every 21st walked."""
+    from cardarena.client.bot import Decision as RemoteDecision
+    from cardarena.server import wire
+    from cardarena.v1 import referee_pb2 as pb
+
+    got, rng = [], random.Random(players)
+
+    def bot(d):
+        got.append((d, _snapshot(d) if len(got) % 3 == 0 else None))
+        return rng.randrange(len(d.actions))
+
+    rec = play_match(game_id, [bot] * players, seed=17, match_id="m1")
+    assert not rec.faults
+    match, k, cache = Match(game_id, players, 17, None, "m1"), 0, {}
+    for choices in rec.steps:
+        for mine in match.decisions(match.to_act()):
+            d, snapshot = got[k]
+            k += 1
+            if snapshot is None:
+                continue
+            raw = pb.RefereeMessage.FromString(wire.decision_bytes(
+                match.game, "m1", mine.seat, mine.decision_id, mine.view, mine.actions, mine.events,
+                1.0, 0.0, cache)).decision
+            remote = RemoteDecision(raw)
+            assert (d.match_id, d.seat, d.decision_id, d.game_id) == \
+                (remote.match_id, remote.seat, remote.decision_id, remote.game)
+            assert d.view == remote.view
+            assert d.actions_json == remote.actions
+            assert d.labels == remote.labels
+            assert d.events == remote.events
+            assert _snapshot(d) == snapshot, "a decision changed after it was handed out"
+            if k % 21 == 1:
+                assert_plain_data(d)
+        match.step(choices)
+    assert k == len(got) == rec.decisions
+
+
+@pytest.mark.parametrize("game_id,players", CASES, ids=IDS)
+def test_decisions_share_no_live_state_with_the_game(game_id, players):
+    """Issue 14 (6): a Decision (as the referee and play_match make it) holds none of the game's
+    hands and its own list of the legal actions (a bot that changes it changes nothing in the
+    game); what it shares with the game is records the game never changes (event data, shows)."""
+    for match in list(itertools.islice(random_playout(game_id, players, seed=8, sample_every=9), 12)):
+        game = match.game
+        live = {id(h) for h in getattr(game, "hands", ())}
+        owned = {id(o): o for _, o in reachable(vars(game)) if isinstance(o, (list, dict, set))}
+        for words in (False, True):
+            seats = game.to_act()
+            for d in match.decisions(seats, words):
+                assert_plain_data(d)
+                assert d.actions == game.legal_actions(d.seat)
+                assert d.actions is not game.legal_actions(d.seat)
+                shared = [o for _, o in reachable(d) if id(o) in owned]
+                assert not [o for o in shared if id(o) in live], "a hand of the game is in a decision"
+                before = json.dumps(shared, default=repr)
+                after = game.copy()
+                rng = random.Random(1)
+                for _ in range(20):
+                    if after.is_over():
+                        break
+                    after.apply({s: rng.choice(after.legal_actions(s)) for s in after.to_act()})
+                assert json.dumps(shared, default=repr) == before, "a decision holds live game state"
+
+
+@pytest.mark.parametrize("game_id", list(games()))
+def test_decision_words_come_with_it_or_from_functions_of_the_action(game_id):
+    """Issue 14 (6): a Decision keeps a game's action_label / action_json only where they are
+    static or class methods (they can read no game's state); otherwise it gets its words when
+    it is made (``words=True``, as play_match asks) or has none, and says so."""
+    from cardarena.server.match import stateless_words
+
+    cls = games()[game_id]
+    match = Match(game_id, cls.min_players, 3)
+    seat = match.to_act()[0]
+    labels = [match.game.action_label(a) for a in match.game.legal_actions(seat)]
+    wire = [match.game.action_json(a) for a in match.game.legal_actions(seat)]
+    for fn in stateless_words(cls):
+        assert fn is None or getattr(fn, "__self__", cls) is cls
+    bare = match.decision(seat)
+    for name, fn, want in (("labels", stateless_words(cls)[0], labels),
+                           ("actions_json", stateless_words(cls)[1], wire)):
+        if fn is None:
+            with pytest.raises(LookupError):
+                getattr(bare, name)
+        else:
+            assert getattr(bare, name) == want
+    made = match.decision(match.to_act()[0], words=True)
+    assert (made.labels, made.actions_json) == (labels, wire)
