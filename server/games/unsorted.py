@@ -1,12 +1,13 @@
 """Unsorted: a climbing game in which you may never sort your hand.
 
-Rules text: ``rules/unsorted.en.txt`` (German: ``rules/unsorted.de.txt``, the same rules), an
-adaptation of Krass Kariert for a standard deck with two jokers, for 3–5 players. You play only
-cards that sit side by side in your hand: one, two or three. In each round the leader plays, then
-every other seat still holding cards acts once, clockwise: beat the highest combination so far,
-play a Stop or Draw card, or take one of its two face-up spare cards into any position of its
-hand. The last seat holding cards loses the deal and hands in a chip; a seat that must hand in a
-chip and has none loses the game, and everybody else wins together.
+Rules text: ``rules/unsorted.en.txt`` (German: ``rules/unsorted.de.txt``, the same rules but
+for one sentence, read as the English text says: U8a), an adaptation of Krass Kariert for a
+standard deck with two jokers, for 3–5 players. You play only cards that sit side by side in
+your hand: one, two or three. In each round the leader plays, then every other seat still
+holding cards acts once, clockwise: beat the highest combination so far, play a Stop or Draw
+card, or take one of its two face-up spare cards into any position of its hand. The last seat
+holding cards loses the deal and hands in a chip; a seat that must hand in a chip and has none
+loses the game, and everybody else wins together.
 
 Rulings applied (shared/RULINGS.md, Unsorted):
 
@@ -26,6 +27,9 @@ Rulings applied (shared/RULINGS.md, Unsorted):
   once; the deal ends there (no decision is asked of it).
 * U8 a Draw card never raises the bar: the next seat must beat the last real combination; after
   a Draw lead anything may be played. Both Draw cards may fall in one round.
+* U8a after a Draw lead the leader wins only if nobody answers with a combination; a second Draw
+  card changes nothing (the English text; the German sentence could be read as "the leader wins
+  as soon as anyone plays the second Draw", which we do not follow).
 * U9 Stop may lead: the round ends and the leader wins it.
 * U10 the round's winner: the Stop player if a Stop was played; else the seat with the highest
   combination; else (a Draw lead that nobody answered with a combination) the leader.
@@ -38,8 +42,9 @@ Rulings applied (shared/RULINGS.md, Unsorted):
   (2) the winner draws; (3) seats with no cards are out for the deal; (4) if one seat still holds
   cards, it loses the deal.
 * U13 next leader: the winner if they hold cards; else the seat with the highest other
-  combination of the round that still holds cards; else the nearest seat to the winner's right
-  (seat − 1, − 2, …) that still holds cards.
+  combination of the round that still holds cards (when a Stop card won, the highest
+  combination of the round); else the nearest seat to the winner's right (seat − 1, − 2, …)
+  that still holds cards.
 * U14 the dealer is seat 0 every deal. The deck is shuffled and dealt one card at a time,
   clockwise from the dealer's left, 10 cards each (7 with five players); the first card a seat
   receives is its leftmost (index 0). Then 2 face-up spares each, dealt the same way; the rest is
@@ -49,27 +54,31 @@ Rulings applied (shared/RULINGS.md, Unsorted):
   in one; a seat that must hand one in and has none loses the game and all others win together;
   several such seats at once all lose.
 * U16 result: winners share first place (score 1), losers share the last place (score 0).
+* U16a cap: option ``max_deals`` (0 = none); after that many deals the game ends, scored by the
+  chips left (score = chips, more is better, ties share a place).
 * U17 defaults (a fault or a late answer): leader → the leftmost card alone (a number card as a
   single, a joker as a single 12, a Stop or Draw king played as such); follower → take the first
   spare to position 0, else the weakest beating combination (leftmost on a tie), else the
   leftmost Draw card, else the leftmost Stop card. Decided here, where RULINGS is silent: a drawn
   card's default position is 0 (the leftmost), like a spare's.
 
-Termination and the cap: a deal always ends (every round the leader removes at least one card
-from the hands, and cards enter hands only from the 2 spares per seat and the finite draw pile),
-and every deal has at least one loser who hands in a chip or ends the game, so a game lasts at
-most (total chips + 1) deals. The option ``max_deals`` (0 = no cap) ends it earlier: after that
-many deals the game is scored by chips (score = chips left, more is better, ties share a place).
+Termination and the cap (U16a): a deal always ends (every round the leader removes at least one
+card from the hands, and cards enter hands only from the 2 spares per seat and the finite draw
+pile), and every deal has at least one loser who hands in a chip or ends the game, so a game
+lasts at most (total chips + 1) deals. The option ``max_deals`` ends it earlier.
 
 What a seat may know (the view): its own hand in order; for every seat the hand as positions,
 showing the cards whose identity is public (spares taken, at their current position, moving as
 cards around them leave or arrive) and "" for the rest (dealt cards, and cards a round's winner
 drew: only the winner sees those); every seat's spares, chips, hand size and whether it is out of
 the deal; the plays of the current round (seat, kind, number, cards, the hand position they left,
-declared jokers) and which is the highest; the discard pile of this deal (every card played in
-earlier rounds); the draw pile's size; the leader, whose turn it is and who still acts this
-round; while a winner draws, the number of cards still to draw and, for that winner only, the
-card being placed.
+declared jokers) and which is the highest, until the next round starts (while the winner draws
+they are still this round's, not yet on the discard pile); every earlier round of this deal:
+its plays the same way, Stop and Draw cards included, its winner and how many cards the winner
+drew; the discard pile of this deal (the cards of those earlier rounds); the draw pile's size;
+the leader, whose turn it is and who still acts this round; while a winner draws, the number of
+cards still to draw and, for that winner only, the card being placed. Earlier deals leave only
+the chips and the last deal's losers: every deal reshuffles all the cards.
 
 View (``UnsortedView`` in proto/cardarena/v1/unsorted.proto):
 
@@ -88,13 +97,16 @@ plays               this round's plays: seat, kind ("single", "two-run", "pair",
                     highest card, 0 for Stop/Draw), cards, position, jokers
 highest             index in plays of the highest combination, -1 if none
 still_to_act        seats that act after the current one this round, in order
-discard             cards played in earlier rounds of this deal, oldest first
+discard             cards played in earlier rounds of this deal, oldest first (never this
+                    round's, also while the winner draws)
 draw_pile_size      cards left in the draw pile
 draws_played        Draw cards played this round
 drawer              phase "draw": the round's winner who draws; else -1
 cards_to_draw       phase "draw": cards still to draw, the one being placed included
 drawn_card          phase "draw", the drawer's own view only: the card to place; else ""
 last_deal_losers    the seats that lost the previous deal (empty in the first)
+earlier_rounds      the earlier rounds of this deal, oldest first: round, plays (as above),
+                    winner, drawn (cards the winner drew; 0 if none)
 ==================  ================================================================
 
 Actions (tuples of ints; ``UnsortedAction`` is a oneof):
@@ -267,7 +279,9 @@ class Unsorted(Game):
         self.spares: list[list[int]] = [[] for _ in range(n)]
         self.out: list[bool] = [False] * n
         self.pile: list[int] = []      # the draw pile; its top is the last element
-        self.discard: list[int] = []
+        self.discard: list[int] = []   # the cards of the earlier rounds of this deal
+        #: the earlier rounds of this deal as the view lists them (built once; never changed)
+        self.earlier_rounds: list[dict] = []
         # round state
         self.round = 0
         self.phase = PHASE_PLAY
@@ -282,6 +296,7 @@ class Unsorted(Game):
         self.stop_seat = -1
         self.drawer = -1
         self.to_draw = 0
+        self.drawn = 0                 # cards the round's winner draws (U11)
         self._cache: tuple | None = None
         self._opening = self._start_deal(1 % n)
 
@@ -307,6 +322,7 @@ class Unsorted(Game):
         self.public = [[False] * len(h) for h in hands]
         self.pile = deck[i:]
         self.discard = []
+        self.earlier_rounds = []
         self.out = [False] * n
         self.round = 0
         events = [Event({"type": "deal", "deal": self.deal, "seat": s, "hand": [CARD_TEXT[c] for c in hands[s]]},
@@ -333,6 +349,7 @@ class Unsorted(Game):
         self.stop_seat = -1
         self.drawer = -1
         self.to_draw = 0
+        self.drawn = 0
         self._cache = None
 
     def opening_events(self) -> list[Event]:
@@ -523,8 +540,6 @@ class Unsorted(Game):
 
     def _end_round(self, ev: list[Event]) -> None:
         win = self.winner()
-        for p in self.plays:
-            self.discard.extend(p[3])
         ev.append(Event({"type": "round won", "seat": win, "round": self.round,
                          "draws_played": self.draws_played}))
         self.drawer = win
@@ -537,7 +552,7 @@ class Unsorted(Game):
         k = min(3 * self.draws_played, len(self.pile))
         if k:
             self.phase = PHASE_DRAW
-            self.to_draw = k
+            self.to_draw = self.drawn = k
             ev.append(Event({"type": "draws", "seat": win, "count": k,
                              "draw_pile_size": len(self.pile)}))
             return
@@ -570,8 +585,17 @@ class Unsorted(Game):
         if len(holding) <= 1:
             self._end_deal(holding, "last seat holding cards", ev)
             return
-        self._start_round(self.next_leader(win))
+        leader = self.next_leader(win)
+        self._close_round(win)
+        self._start_round(leader)
         ev.append(Event({"type": "lead", "seat": self.leader, "round": self.round}))
+
+    def _close_round(self, win: int) -> None:
+        """The round's cards go on the discard pile, and the round into the deal's history."""
+        for p in self.plays:
+            self.discard.extend(p[3])
+        self.earlier_rounds.append({"round": self.round, "plays": _plays_json(self.plays),
+                                    "winner": win, "drawn": self.drawn})
 
     def next_leader(self, win: int) -> int:
         """U13: the winner; else the highest other combination still holding cards; else the
@@ -655,9 +679,7 @@ class Unsorted(Game):
             "leader": self.leader,
             "turn": to_act[0] if to_act else -1,
             "phase": self.phase,
-            "plays": [{"seat": p[0], "kind": KIND_NAME[p[1]], "number": p[2],
-                       "cards": [t[c] for c in p[3]], "position": p[4], "jokers": list(p[5])}
-                      for p in self.plays],
+            "plays": _plays_json(self.plays),
             "highest": self.best,
             "still_to_act": list(self.order[self.turn_index + 1:]) if self.phase == PHASE_PLAY else [],
             "discard": [t[c] for c in self.discard],
@@ -667,6 +689,7 @@ class Unsorted(Game):
             "cards_to_draw": self.to_draw if drawing else 0,
             "drawn_card": t[self.pile[-1]] if drawing and seat == self.drawer else "",
             "last_deal_losers": list(self.last_deal_losers),
+            "earlier_rounds": list(self.earlier_rounds),
         }
 
     def state_json(self) -> dict:
@@ -697,7 +720,9 @@ class Unsorted(Game):
         }
 
     # ----- wire forms and words --------------------------------------------------------
-    def action_json(self, action) -> dict:
+    @staticmethod
+    def action_json(action) -> dict:
+        """The action's wire form (proto UnsortedAction): a function of the action alone."""
         t = CARD_TEXT
         tag = action[0]
         if tag == PLAY:
@@ -712,7 +737,9 @@ class Unsorted(Game):
             return {"take_spare": {"spare": action[1], "card": t[action[2]], "position": action[3]}}
         return {"put_drawn": {"card": t[action[1]], "position": action[2]}}
 
-    def action_label(self, action) -> str:
+    @staticmethod
+    def action_label(action) -> str:
+        """The action in the players' words: a function of the action alone."""
         tag = action[0]
         if tag == PLAY:
             _, start, cards, kind, number, jokers, flag = action
@@ -783,6 +810,7 @@ class Unsorted(Game):
         d["out"] = list(self.out)
         d["pile"] = list(self.pile)
         d["discard"] = list(self.discard)
+        d["earlier_rounds"] = list(self.earlier_rounds)
         d["order"] = list(self.order)
         d["plays"] = list(self.plays)
         d["last_deal_losers"] = list(self.last_deal_losers)
@@ -822,6 +850,13 @@ class Unsorted(Game):
 
 
 GAME = Unsorted
+
+
+def _plays_json(plays: list[tuple]) -> list[dict]:
+    """A round's plays as the view lists them (proto UnsortedPlay)."""
+    t = CARD_TEXT
+    return [{"seat": p[0], "kind": KIND_NAME[p[1]], "number": p[2], "cards": [t[c] for c in p[3]],
+             "position": p[4], "jokers": list(p[5])} for p in plays]
 
 
 def _cards_left(n: int) -> str:

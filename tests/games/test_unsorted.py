@@ -7,13 +7,15 @@ by their labels (:func:`do`), the way a player at the table would say them.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from cardarena.server.games import IllegalAction
 from cardarena.server.games.cards import JOKER, new_rng, parse_card, parse_cards
 from cardarena.server.games.unsorted import (
-    DECK, DRAW_CARDS, PAIR, PLAY, STOP_CARDS, THREE_RUN, TWO_RUN, Unsorted, combos_of, play_label,
+    DECK, DRAW_CARDS, PAIR, PLAY, STOP_CARDS, THREE_OF_A_KIND, THREE_RUN, TWO_RUN, Unsorted, combos_of,
+    play_label,
 )
 
 
@@ -222,6 +224,28 @@ def test_u4_two_jokers_need_a_natural_card():
     }
 
 
+def test_u3_u4_joker_runs_at_the_edges_never_wrap():
+    """U3/U4: a joker next to an ace runs up only (joker-A is a two-run A–2, never Q–A), as a run
+    of two or three; a joker next to a queen runs down only (Q-joker is J–Q, never Q–A)."""
+    g = table(["", "Jo A♣", "5♦", "6♦"], leader=1)
+    assert multi_card_labels(g) == {"joker as 2 with A♣: two-run A–2",
+                                    "joker as A with A♣: pair of aces"}
+    g = table(["", "Jo A♣ 2♦", "5♦", "6♦"], leader=1)
+    assert {x for x in multi_card_labels(g) if "three" in x} == {"joker as 3 with A♣ 2♦: three-run A–3"}
+    g = table(["", "Jo Jo A♣", "5♦", "6♦"], leader=1)
+    assert {x for x in multi_card_labels(g) if "with A♣" in x and x.startswith("jokers")} == {
+        "jokers as 2 and 3 with A♣: three-run A–3 from position 0",
+        "jokers as A and A with A♣: three of a kind aces from position 0"}
+    g = table(["", "Q♥ Jo", "5♦", "6♦"], leader=1)
+    assert multi_card_labels(g) == {"joker as J with Q♥: two-run J–Q",
+                                    "joker as Q with Q♥: pair of queens"}
+    g = table(["", "J♣ Q♥ Jo", "5♦", "6♦"], leader=1)
+    assert {x for x in multi_card_labels(g) if "three" in x} == {"joker as 10 with J♣ Q♥: three-run 10–Q"}
+    assert combos_of((0, 1)) == ((TWO_RUN, 2, (2,)), (PAIR, 1, (1,)))
+    assert combos_of((12, 0)) == ((TWO_RUN, 12, (11,)), (PAIR, 12, (12,)))
+    assert combos_of((12, 0, 0)) == ((THREE_RUN, 12, (10, 11)), (THREE_OF_A_KIND, 12, (12, 12)))
+
+
 # ----- U5 Kings ----------------------------------------------------------------------------------
 def test_u5_kings_never_join_and_stop_draw_are_always_playable():
     """U5: Kings never join a combination; Stop and Draw may be played on anything."""
@@ -305,6 +329,41 @@ def test_u8_u11_both_draws_in_one_round_the_winner_draws_six():
     assert placed == 6
     assert g.hands[0] == cards("2♣ A♠ 2♠ 3♠ 4♥ 5♥ 6♥")
     assert g.pile == cards("7♥") and g.leader == 0
+
+
+def test_u8_u8a_a_draw_lead_answered_by_the_second_draw():
+    """U8/U8a/U11: a Draw lead, the next seat plays the second Draw card: the round goes on (the
+    English text, not the German reading that the leader wins at once), the bar is still empty
+    so anything may be played; nobody answers with a combination, so the leader wins and draws
+    3 per Draw card, 6."""
+    g = table(["5♦ 6♦", "K♦ 2♦", "K♥ 3♣", "8♦ 9♦"], leader=1, spares=["7♣", "", "", "A♣"],
+              pile="A♠ 2♠ 3♠ 4♥ 5♥ 6♥ 7♥")
+    events = do(g, "Draw", "Draw")
+    assert "round won" not in types(events) and turn(g) == 3
+    assert g.view(3)["highest"] == -1 and g.view(3)["draws_played"] == 2
+    assert {"single 8♦", "single 9♦", "two-run 8–9: 8♦ 9♦"} <= set(labels(g))
+    events = do(g, "take spare A♣ to position 0", "take spare 7♣ to position 0")
+    assert [e.data for e in events if e.data["type"] in ("round won", "draws")] == [
+        {"type": "round won", "seat": 1, "round": 1, "draws_played": 2},
+        {"type": "draws", "seat": 1, "count": 6, "draw_pile_size": 7}]
+    assert turn(g) == 1 and g.phase == "draw"
+
+
+def test_u8_u10_u11_draw_then_a_combination_then_the_second_draw():
+    """U8/U10/U11: Draw lead, a single 5, the second Draw: the bar is the single 5 (a Draw card
+    raises nothing), so the last seat may not play its 4; the 5 is the highest combination and
+    wins, and its seat draws 6."""
+    g = table(["4♦ 9♠", "K♦ 2♦", "5♣ 3♣", "K♥ 8♦"], leader=1, spares=["7♣", "", "", ""],
+              pile="A♠ 2♠ 3♠ 4♥ 5♥ 6♥ 7♥")
+    do(g, "Draw", "single 5♣", "Draw")
+    assert turn(g) == 0 and g.view(0)["highest"] == 1
+    assert "single 9♠" in labels(g) and "single 4♦" not in labels(g)
+    events = do(g, "take spare 7♣ to position 0")
+    assert [e.data for e in events if e.data["type"] == "draws"] == \
+        [{"type": "draws", "seat": 2, "count": 6, "draw_pile_size": 7}]
+    for _ in range(6):
+        do(g, labels(g)[0])
+    assert len(g.hands[2]) == 7 and g.leader == 2 and g.phase == "play"
 
 
 # ----- U9 Stop lead ------------------------------------------------------------------------------
@@ -457,6 +516,37 @@ def test_u13_only_the_winner_played_a_combination_the_right_hand_seat_leads():
     assert g.leader == 0
 
 
+def test_u13_the_stop_winner_is_out_the_highest_combination_leads():
+    """U13: a Stop card won the round and was its player's last card: the seat with the highest
+    combination of the round leads (the leader's single 9, not seat 2 at the winner's right);
+    if that seat played out too, the next highest still holding cards (the single 5, not seat
+    2 again)."""
+    g = table(["8♦ 8♣", "9♠ 2♦", "3♣ 4♣", "K♠"], leader=1, spares=["", "A♣", "6♣", ""])
+    events = do(g, "single 9♠", "take spare 6♣ to position 0", "Stop")
+    assert [e.data["seat"] for e in events if e.data["type"] == "round won"] == [3]
+    assert g.out[3] and g.leader == 1 and turn(g) == 1
+    g = table(["8♦ 8♣", "5♠ 2♦", "3♣ 4♣", "9♠", "K♠"], leader=1, spares=["", "", "6♣", "", ""])
+    do(g, "single 5♠", "take spare 6♣ to position 0", "single 9♠", "Stop")
+    assert g.out[3] and g.out[4] and g.leader == 1
+
+
+def test_u13_nobody_played_a_combination_the_right_hand_seat_leads():
+    """U9/U13: a Stop lead with the leader's last card: nobody played a combination, so the
+    nearest seat to the winner's right that still holds cards leads (seat 1, else seat 0). The
+    same after a Draw lead with the last card that nobody answers, the draw pile being empty."""
+    g = table(["8♦ 8♣", "5♠ 2♦", "K♣", "3♣ J♣"], leader=2)
+    do(g, "Stop")
+    assert g.out[2] and g.leader == 1
+    g = table(["8♦ 8♣", "", "K♣", "3♣ J♣"], leader=2)
+    do(g, "Stop")
+    assert g.leader == 0
+    g = table(["8♦ 8♣", "5♠ 2♦", "K♥", "3♣ J♣"], leader=2, spares=["A♣", "6♣", "", "7♣"])
+    events = do(g, "Draw", "take spare 7♣ to position 0", "take spare A♣ to position 0",
+                "take spare 6♣ to position 0")
+    assert "draws" not in types(events)
+    assert g.out[2] and g.leader == 1
+
+
 # ----- U14 setup ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("players,size", [(3, 10), (4, 10), (5, 7)])
 def test_u14_the_deal_order_spares_and_pile(players, size):
@@ -536,8 +626,8 @@ def test_u15_a_seat_with_no_chips_keeps_playing():
 
 # ----- the cap and termination ------------------------------------------------------------------
 def test_cap_max_deals_scores_by_chips():
-    """Cap (module docstring): option max_deals ends the game after that many deals, scored by
-    the chips left (more is better, ties share)."""
+    """U16a: option max_deals ends the game after that many deals, scored by the chips left
+    (more is better, ties share)."""
     g = table(["9♣ 9♦", "Q♠ Q♦ 2♦", "2♣ 5♦", "3♠ 4♥"], leader=1, options={"max_deals": 1})
     events = do(g, "pair of queens: Q♠ Q♦")
     assert g.is_over() and g.end_reason == "cap"
@@ -548,7 +638,7 @@ def test_cap_max_deals_scores_by_chips():
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_random_games_end_within_total_chips_plus_one_deals(players):
-    """Cap (module docstring): every deal costs at least one chip or ends the game, so a game
+    """U16a (module docstring): every deal costs at least one chip or ends the game, so a game
     needs at most total chips + 1 deals, even without max_deals."""
     rng = random.Random(players)
     for seed in range(15):
@@ -615,6 +705,55 @@ def test_view_public_cards_move_with_the_hand():
     assert g.view(1)["seats"][0]["known"] == [""]
 
 
+def test_view_remembers_the_earlier_rounds_of_the_deal():
+    """View (DESIGN: the public history a good player remembers): every earlier round of the deal
+    with who played which combination (declared jokers, Stop and Draw cards included), who won
+    it and how many cards the winner drew; the discard pile is exactly their cards; a new deal
+    starts with none."""
+    g = table(["Jo 7♦ 2♣ 2♥", "6♠ K♥ 3♦ 4♦", "K♠ 9♦ 5♥", "J♥ 4♠ 5♦"], leader=1,
+              spares=["", "8♠", "", "A♣"], pile="A♠ 2♠ 3♠ 4♥")
+    do(g, "single 6♠", "Stop")  # round 1: seat 2 stops; 3 and 0 never act
+    do(g, "single 9♦", "single J♥", "joker as 8 with 7♦: two-run 7–8", "Draw")  # round 2
+    assert g.phase == "draw" and g.drawer == 0
+    do(g, "put drawn A♠ at position 0", "put drawn 2♠ at position 0", "put drawn 3♠ at position 0")
+    v = g.view(3)
+    assert v["round"] == 3 and v["plays"] == []
+    assert v["earlier_rounds"] == [
+        {"round": 1, "winner": 2, "drawn": 0, "plays": [
+            {"seat": 1, "kind": "single", "number": 6, "cards": ["6♠"], "position": 0, "jokers": []},
+            {"seat": 2, "kind": "stop", "number": 0, "cards": ["K♠"], "position": 0, "jokers": []}]},
+        {"round": 2, "winner": 0, "drawn": 3, "plays": [
+            {"seat": 2, "kind": "single", "number": 9, "cards": ["9♦"], "position": 0, "jokers": []},
+            {"seat": 3, "kind": "single", "number": 11, "cards": ["J♥"], "position": 0, "jokers": []},
+            {"seat": 0, "kind": "two-run", "number": 8, "cards": ["Jo", "7♦"], "position": 0,
+             "jokers": [8]},
+            {"seat": 1, "kind": "draw", "number": 0, "cards": ["K♥"], "position": 0, "jokers": []}]},
+    ]
+    assert v["discard"] == [c for r in v["earlier_rounds"] for p in r["plays"] for c in p["cards"]]
+    assert all(g.view(s)["earlier_rounds"] == v["earlier_rounds"] for s in range(4))
+    g = table(["9♣ 9♦", "Q♠ Q♦ 2♦", "2♣ 5♦", "3♠ 4♥"], leader=1)
+    do(g, "pair of queens: Q♠ Q♦")  # seat 2 cannot act: the deal ends (U7)
+    assert g.deal == 2 and g.view(0)["earlier_rounds"] == [] and g.view(0)["discard"] == []
+
+
+def test_view_while_the_winner_draws_lists_this_rounds_cards_once():
+    """View: while the round's winner places drawn cards, this round's cards are in ``plays``
+    only, not yet on the discard pile; once the next round starts they are in ``discard`` and in
+    ``earlier_rounds``."""
+    g = table(["J♣ 2♣ 7♦", "5♠ 2♦ 8♦", "K♥ 3♣ 9♣"], leader=1, pile="A♠ 2♠ 3♠")
+    do(g, "single 2♦", "single 3♣", "single J♣")  # round 1: seat 0 wins, no Draw card
+    do(g, "single 2♣", "single 5♠", "Draw")      # round 2: seat 1's 5 wins, draws 3
+    v = g.view(0)
+    assert v["phase"] == "draw" and v["drawer"] == 1
+    assert [p["cards"] for p in v["plays"]] == [["2♣"], ["5♠"], ["K♥"]]
+    assert v["discard"] == ["2♦", "3♣", "J♣"]
+    assert [r["round"] for r in v["earlier_rounds"]] == [1]
+    do(g, "put drawn A♠ at position 0", "put drawn 2♠ at position 0", "put drawn 3♠ at position 0")
+    v = g.view(0)
+    assert v["plays"] == [] and v["discard"] == ["2♦", "3♣", "J♣", "2♣", "5♠", "K♥"]
+    assert [(r["round"], r["winner"], r["drawn"]) for r in v["earlier_rounds"]] == [(1, 0, 0), (2, 1, 3)]
+
+
 def test_labels_in_the_players_words():
     """Labels: the brief's own forms, each unique within its decision."""
     g = table(["", "8♥ 4♥ 4♣ 6♣ Jo K♠ K♥", "9♦", "5♦"], leader=1)
@@ -661,6 +800,17 @@ def test_illegal_actions_are_refused():
         g.apply({1: (PLAY, 0, tuple(cards("Q♠ Q♦")), PAIR, 11, (), 0)})
     with pytest.raises(IllegalAction):
         g.apply({1: ["not", "hashable"]})
+
+
+def test_the_module_docstring_names_every_ruling():
+    """The module docstring lists the rulings of RULINGS.md's Unsorted table, in its order:
+    U1–U17 with U8a and U16a."""
+    from cardarena.server.games import unsorted
+
+    want = [f"U{i}" for i in range(1, 18)]
+    want.insert(want.index("U9"), "U8a")
+    want.insert(want.index("U17"), "U16a")
+    assert re.findall(r"^\* (U\d+a?) ", unsorted.__doc__, re.M) == want
 
 
 # ----- the heuristic -----------------------------------------------------------------------------
