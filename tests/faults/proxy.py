@@ -44,14 +44,14 @@ class Proxy:
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
         self.pairs.discard(pair)
 
-    def cut(self) -> None:
+    def cut(self, count: bool = True) -> None:
         """Drop every open connection (both sides see it closed)."""
-        self.cuts += 1
+        self.cuts += count
         for down, up in list(self.pairs):
             for w in (down, up):
                 w.transport.abort()
 
     async def close(self) -> None:
-        self.cut()
+        self.cut(count=False)
         self.server.close()
         await self.server.wait_closed()
