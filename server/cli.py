@@ -163,6 +163,15 @@ def check_programs(bots) -> None:
                 raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
 
 
+def make_log_dir(bots, log_dir: Path) -> None:
+    """The folder of the started bots' logs, made before anything starts (one line if it cannot be)."""
+    if any(command for _, command in bots):
+        try:
+            procs.prepare_log_dir(log_dir)
+        except procs.BotStartError as e:
+            raise CliError(str(e)) from None
+
+
 def check_address(address: str, hint: str) -> None:
     """HOST:PORT with a port from 0 to 65535 (gRPC would quietly take 70000 as 4464)."""
     if address.startswith("unix:"):
@@ -401,33 +410,55 @@ END_GRACE = 5.0
 
 
 class _Stopped(Exception):
-    """SIGTERM or SIGHUP reached the CLI while it hosted bots: they were stopped (exit 128 + signal)."""
+    """Ctrl-C, SIGTERM or SIGHUP reached the CLI while it hosted bots: they were stopped (exit
+    128 + the signal: 130 for Ctrl-C)."""
 
     def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
+        super().__init__("interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}")
         self.signum = signum
 
 
-async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0):
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0):
+    """``asyncio.run(_host_and_run(…))`` with the stop signals in hand from the first moment: one
+    that comes while the event loop is being made is kept and acted on once the loop runs (a
+    KeyboardInterrupt out of the loop's own set-up would leave a half-made loop behind)."""
+    early: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: early.append(signum)) for sig in STOP_SIGNALS}
+    try:
+        return asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time, early=early))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0,
+                        early: list[int] | None = None):
     """Host a referee locally, start the command bots, run ``start(referee, ledger, running)``.
 
     Then the end (module docstring): every stream is closed after its queued messages, the
-    programs get END_GRACE seconds to leave by themselves, the rest are stopped. SIGTERM and
-    SIGHUP stop it the same way at any moment (raised as :class:`_Stopped`); so does Ctrl-C
-    (a KeyboardInterrupt, from asyncio.run). No bot program outlives the CLI."""
+    programs get END_GRACE seconds to leave by themselves, the rest are stopped. Ctrl-C,
+    SIGTERM and SIGHUP stop it the same way at any moment (raised as :class:`_Stopped`; one
+    that comes during the end only cuts the wait short). No bot program outlives the CLI."""
     from .referee import Referee, TimeControl
     from .service import start_server
-    ledger = open_ledger(db) if db else None
-    referee = Referee(ledger_auth(ledger) if ledger else None, TimeControl(move_seconds=move_time))
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
-    signals: list[int] = []
+    signals: list[int] = list(early or ())
+    ending = False
 
     def stop(signum: int) -> None:
         signals.append(signum)
-        main_task.cancel()
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if len(signals) == 1 and not ending:
+            main_task.cancel()
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig)
+    if signals:
+        raise _Stopped(signals[0])
+    ledger = open_ledger(db) if db else None
+    referee = Referee(ledger_auth(ledger) if ledger else None, TimeControl(move_seconds=move_time))
     running: list[procs.BotProcess] = []
     started: dict = {}
 
@@ -458,23 +489,22 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             raise _Stopped(signals[0]) from None
         raise
     finally:
+        ending = True
         connected = set()
         for link in list(referee.links.values()):
             connected.add(link.bot)
             link.close()  # the stream ends once the bot has been sent everything queued for it
         if finished:
-            await _programs_ended([p for p in running if p.name in connected], END_GRACE)
+            await _programs_ended([p for p in running if p.name in connected], END_GRACE, signals)
         await asyncio.to_thread(procs.stop_all, running)
         if "hosted" in started:
             await started["hosted"].server.stop(grace=0.5)
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.remove_signal_handler(sig)
 
 
-async def _programs_ended(running, timeout: float) -> None:
-    """Wait until every program has exited, at most ``timeout`` seconds."""
+async def _programs_ended(running, timeout: float, signals: list[int]) -> None:
+    """Wait until every program has exited, at most ``timeout`` seconds (or until a signal)."""
     deadline = time.monotonic() + timeout
-    while any(p.returncode is None for p in running) and time.monotonic() < deadline:
+    while any(p.returncode is None for p in running) and time.monotonic() < deadline and not signals:
         await asyncio.sleep(0.05)
 
 
@@ -504,8 +534,10 @@ GraceOpt = Annotated[float, typer.Option("--grace", help="Seconds a bot may be a
 StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect; "
                                                                      "a bot still missing then is absent (its seats forfeit).")]
 LogDirOpt = Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")]
-MaxReconnectsOpt = Annotated[int, typer.Option("--max-reconnects", help="Streams a bot may lose and reopen during one "
-                                                                      "match; one more and its seats forfeit.")]
+MaxReconnectsOpt = Annotated[Optional[int], typer.Option(
+    "--max-reconnects", show_default=False,
+    help="New streams a bot may open during one match while a decision of it waits (after losing one); "
+         "one more and its seats forfeit. Default: the referee's, 10.")]
 
 
 def check_seconds(value: float, hint: str, above_zero: bool = False) -> None:
@@ -519,13 +551,13 @@ def check_seconds(value: float, hint: str, above_zero: bool = False) -> None:
 
 
 def check_time_control(move_time: float, time_bank: float, max_faults: int, grace: float,
-                       max_reconnects: int = 0) -> None:
+                       max_reconnects: int | None = None) -> None:
     check_seconds(move_time, "--move-time", above_zero=True)
     check_seconds(time_bank, "--time-bank")
     if max_faults < 0:
         raise typer.BadParameter("cannot be negative (0: never forfeit)", param_hint="--max-faults")
     check_seconds(grace, "--grace")
-    if max_reconnects < 0:
+    if max_reconnects is not None and max_reconnects < 0:
         raise typer.BadParameter("cannot be negative", param_hint="--max-reconnects")
 
 
@@ -595,13 +627,13 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
                 f"go on with `cardarena league resume {lid}`")
 
     try:
-        result = asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time))
+        result = _run_hosting(bots, db, log_dir, start, move_time=move_time)
     except LeagueError as e:
         raise CliError(str(e)) from None
     except KeyboardInterrupt:
         raise CliError(stopped("interrupted"), code=130) from None
     except _Stopped as e:
-        raise CliError(stopped(f"stopped by {e}"), code=128 + e.signum) from None
+        raise CliError(stopped(str(e)), code=128 + e.signum) from None
     except (LedgerStorageError, RecorderError) as e:
         raise CliError(stopped(str(e))) from None
     return result, stats
@@ -664,7 +696,7 @@ def league_run(
     time_bank: TimeBankOpt = 0.0,
     max_faults: MaxFaultsOpt = 3,
     grace: GraceOpt = 10.0,
-    max_reconnects: MaxReconnectsOpt = 5,
+    max_reconnects: MaxReconnectsOpt = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE (see `cardarena games`). Repeat.")] = None,
     server: ServerOpt = None,
     start_timeout: StartTimeoutOpt = 30.0,
@@ -695,7 +727,7 @@ def league_run(
         check_programs(bots)
         if server:
             if (matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0
-                    or max_reconnects != 5):
+                    or max_reconnects is not None):
                 raise CliError("--matches, --duplicate, --time-bank, --max-faults, --grace and --max-reconnects "
                                "need a local league (without --server) for now")
             return _league_remote(server, spec, bots, log_dir)
@@ -708,6 +740,7 @@ def league_run(
     ledger = open_ledger(db)
     _register_bots(ledger, bots)
     league_log = log_dir / time.strftime("league-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
     settings = {"schedule": "balanced" if matches is not None else "round-robin", "rounds": rounds,
                 "matches": matches, "duplicate": duplicate, "seats": spec.seats}
     each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
@@ -788,6 +821,7 @@ def league_resume(
     total = info.total
     done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
     league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
     err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
               f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
               + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
@@ -855,7 +889,7 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
     except procs.BotStartError as e:
         raise CliError(str(e)) from None
     except _Stopped as e:
-        raise CliError(f"stopped by {e}; the bots it started are stopped", code=128 + e.signum) from None
+        raise CliError(f"{e}; the bots it started are stopped", code=128 + e.signum) from None
     except Exception as e:
         import grpc
         if isinstance(e, grpc.RpcError):
@@ -925,7 +959,8 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
         faults = s.get("max_faults")
         lines.append(f"time: {s.get('move_seconds'):g} s per decision, bank {s.get('bank_seconds', 0):g} s, "
                      + (f"forfeit after {faults} faults" if faults else "no forfeit for faults")
-                     + (f", reconnect grace {s['grace_seconds']:g} s" if s.get("grace_seconds") is not None else ""))
+                     + (f", away at most {s['grace_seconds']:g} s per match" if s.get("grace_seconds") is not None else "")
+                     + (f" and {s['max_reconnects']} reconnects" if s.get("max_reconnects") is not None else ""))
     commands = s.get("commands") or {}
     lines.append("bots: " + ", ".join(f"{b} ({commands.get(b) or 'connects itself'})" for b in s.get("bots") or []))
     progress = f"progress: {c['finished']}/{info.total} finished, {c['failed']} failed, {c['running']} running, {c['scheduled']} scheduled"
@@ -1122,7 +1157,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          time_bank: TimeBankOpt = 0.0,
          max_faults: MaxFaultsOpt = 3,
          grace: GraceOpt = 10.0,
-         max_reconnects: MaxReconnectsOpt = 5,
+         max_reconnects: MaxReconnectsOpt = None,
          record: Annotated[bool, typer.Option("--record", help="Record the match and its ratings in the ledger.")] = False,
          log_dir: LogDirOpt = Path("logs"),
          db: DbOpt = "cardarena.db"):
@@ -1142,7 +1177,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     from .referee import TimeControl
     tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace,
-                     max_reconnects=max_reconnects)
+                     **({} if max_reconnects is None else {"max_reconnects": max_reconnects}))
     try:
         cls.parse_options(options)
     except GameError as e:
@@ -1174,10 +1209,9 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         return outcome, match_id
 
     try:
-        outcome, match_id = asyncio.run(_host_and_run(bots, db if need_ledger else None, log_dir, start,
-                                                      move_time=move_time))
+        outcome, match_id = _run_hosting(bots, db if need_ledger else None, log_dir, start, move_time=move_time)
     except _Stopped as e:
-        raise CliError(f"stopped by {e}; its bots are stopped", code=128 + e.signum) from None
+        raise CliError(f"{e}; its bots are stopped", code=128 + e.signum) from None
     out.print("result:")
     for s, name in enumerate(names):
         extra = f" ({outcome.faults[s]} faults)" if outcome.faults[s] else ""

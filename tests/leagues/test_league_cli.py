@@ -200,8 +200,10 @@ def test_an_unfinished_match_cannot_be_verified(cli, db):
 
 
 def test_help_of_the_league_commands_documents_resume_and_time_control(cli):
-    for argv, words in ((["league", "run", "--help"], ["--matches", "--duplicate", "--time-bank", "--max-faults", "--grace", "resume"]),
-                        (["play", "--help"], ["--time-bank", "--max-faults", "--grace"]),
+    for argv, words in ((["league", "run", "--help"], ["--matches", "--duplicate", "--time-bank", "--max-faults", "--grace",
+                                                       "--max-reconnects", "--start-timeout", "absent", "resume"]),
+                        (["play", "--help"], ["--time-bank", "--max-faults", "--grace", "--max-reconnects"]),
+                        (["serve", "--help"], ["--admin-token-file", "--admin-token", "warning"]),
                         (["league", "resume", "--help"], ["--retry-failed", "--stale-after", "--bot"]),
                         (["league", "show", "--help"], ["head-to-head"]),
                         (["league", "list", "--help"], ["Usage"]),
@@ -228,3 +230,34 @@ def test_play_passes_its_time_control_to_the_referee(tmp_path):
     assert r.returncode == 0, r.stderr
     m = Ledger(str(db)).match(1)
     assert m.faults[0] == 1 and m.forfeited == [True, False] and m.places == [2, 1]
+
+
+def test_max_reconnects_and_the_grace_reach_the_referee_from_league_run_resume_and_play(tmp_path):
+    """--max-reconnects and --grace go into the league's settings (shown by `league show`, read
+    again by `league resume`) and into the time control each bot is sent with its match_start."""
+    from leaguekit import ROOT, cli, example
+
+    from cardarena.server.league import settings_time_control
+    from cardarena.server.referee import TimeControl
+    db = tmp_path / "tc.db"
+    reports = f"python {ROOT / 'tests' / 'bots' / 'reports_end.py'}"
+    r = cli("league", "run", "--game", GAME, "--bot", f"a={reports}", "--bot", f"b={example('random_bot.py')}",
+            "--grace", "4", "--max-reconnects", "2", "--option", "rounds=1", "--db", str(db),
+            "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    settings = Ledger(str(db)).league(1).settings
+    assert (settings["grace_seconds"], settings["max_reconnects"]) == (4, 2)
+    tc = settings_time_control(settings, TimeControl())
+    assert (tc.grace_seconds, tc.max_reconnects) == (4, 2)
+    (league_log,) = (tmp_path / "logs").iterdir()
+    assert (league_log / "a.log").read_text().count("grace 4 max_reconnects 2") == 2
+    r = cli("league", "show", "1", "--db", str(db), cwd=tmp_path)
+    assert "away at most 4 s per match and 2 reconnects" in r.stdout
+
+    r = cli("play", "--game", GAME, "--bot", f"p={reports}", "--bot", f"q={example('random_bot.py')}",
+            "--max-reconnects", "7", "--option", "rounds=1", "--log-dir", str(tmp_path / "play"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "match_start play grace 10 max_reconnects 7" in (tmp_path / "play" / "p.log").read_text()
+    # the CLI's help states the referee's default
+    r = cli("league", "run", "--help", cwd=tmp_path)
+    assert f"the referee's, {TimeControl().max_reconnects}." in " ".join(r.stdout.replace("│", " ").split())
