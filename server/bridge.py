@@ -65,6 +65,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from .procs import exit_text
+
 log = logging.getLogger("cardarena.bridge")
 
 CLIENT = "cardarena-bridge/0.1"
@@ -282,9 +284,7 @@ async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(proc.wait(), 2.0)
         code = exit_code_of(proc.returncode)
-        how = ("closed its output" if proc.returncode is None
-               else f"exited with code {proc.returncode}" if proc.returncode >= 0
-               else f"was killed by signal {-proc.returncode}")
+        how = "closed its output" if proc.returncode is None else exit_text(proc.returncode)
         print(f"cardarena bridge: the bot program {how}; leaving the referee", file=sys.stderr)
         return code
     finally:

@@ -39,6 +39,7 @@ import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import secrets  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Annotated, Optional  # noqa: E402
@@ -426,16 +427,19 @@ def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0):
     that comes while the event loop is being made is kept and acted on once the loop runs (a
     KeyboardInterrupt out of the loop's own set-up would leave a half-made loop behind)."""
     early: list[int] = []
-    previous = {sig: signal.signal(sig, lambda signum, frame: early.append(signum)) for sig in STOP_SIGNALS}
+    main_thread = threading.current_thread() is threading.main_thread()  # else signals are not ours
+    previous = {sig: signal.signal(sig, lambda signum, frame: early.append(signum))
+                for sig in (STOP_SIGNALS if main_thread else ())}
     try:
-        return asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time, early=early))
+        return asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time, early=early,
+                                         signals=main_thread))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
 async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0,
-                        early: list[int] | None = None):
+                        early: list[int] | None = None, signals: bool = True):
     """Host a referee locally, start the command bots, run ``start(referee, ledger, running)``.
 
     Then the end (module docstring): every stream is closed after its queued messages, the
@@ -446,17 +450,17 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
     from .service import start_server
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
-    signals: list[int] = list(early or ())
+    got: list[int] = list(early or ())
     ending = False
 
     def stop(signum: int) -> None:
-        signals.append(signum)
-        if len(signals) == 1 and not ending:
+        got.append(signum)
+        if len(got) == 1 and not ending:
             main_task.cancel()
-    for sig in STOP_SIGNALS:
+    for sig in (STOP_SIGNALS if signals else ()):
         loop.add_signal_handler(sig, stop, sig)
-    if signals:
-        raise _Stopped(signals[0])
+    if got:
+        raise _Stopped(got[0])
     ledger = open_ledger(db) if db else None
     referee = Referee(ledger_auth(ledger) if ledger else None, TimeControl(move_seconds=move_time))
     running: list[procs.BotProcess] = []
@@ -473,8 +477,6 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             await asyncio.gather(serving, return_exceptions=True)
             raise
         hosted = started["hosted"]
-        if any(command for _, command in bots):
-            procs.prepare_log_dir(log_dir)
         for name, command in bots:
             if command:
                 running.append(procs.start_bot(name, command, hosted.address,
@@ -485,8 +487,8 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
     except procs.BotStartError as e:
         raise CliError(str(e)) from None
     except asyncio.CancelledError:
-        if signals:
-            raise _Stopped(signals[0]) from None
+        if got:
+            raise _Stopped(got[0]) from None
         raise
     finally:
         ending = True
@@ -495,7 +497,7 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             connected.add(link.bot)
             link.close()  # the stream ends once the bot has been sent everything queued for it
         if finished:
-            await _programs_ended([p for p in running if p.name in connected], END_GRACE, signals)
+            await _programs_ended([p for p in running if p.name in connected], END_GRACE, got)
         await asyncio.to_thread(procs.stop_all, running)
         if "hosted" in started:
             await started["hosted"].server.stop(grace=0.5)
@@ -1183,6 +1185,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     except GameError as e:
         raise CliError(str(e)) from None
     check_programs(bots)
+    make_log_dir(bots, log_dir)
     names = [n for n, _ in bots]
     need_ledger = record or any(c is None for _, c in bots)
     ledger = open_ledger(db) if need_ledger else None

@@ -58,9 +58,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .games import get
@@ -93,7 +92,7 @@ class LeagueSpec:
     duplicate: bool = False          # each group plays one deal in every seat rotation
     commands: dict[str, str | None] = field(default_factory=dict)  # bot → command, kept for resume
     workdir: str | None = None       # the folder the commands are run from
-    max_reconnects: int | None = None  # streams a bot may lose and reopen in one match
+    max_reconnects: int | None = None  # new streams a bot may open while a match waits for it
 
 
 def check_spec(spec: LeagueSpec) -> LeagueSpec:
@@ -142,7 +141,7 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
                                commands=dict(spec.commands))
 
 
-def check_finite(options: Mapping, where: str = "option") -> None:
+def check_finite(options: Mapping) -> None:
     """ValueError for a game option holding a number that is not finite (JSON's ``1e999``
     reads as infinity, ``NaN`` as not a number): no game can play with one."""
     def bad(value) -> bool:
@@ -155,7 +154,7 @@ def check_finite(options: Mapping, where: str = "option") -> None:
         return False
     for name, value in options.items():
         if bad(value):
-            raise ValueError(f"{where} {name}: {value!r} is not a finite number")
+            raise ValueError(f"option {name}: {value!r} is not a finite number")
 
 
 def league_plans(spec: LeagueSpec):
