@@ -4,8 +4,8 @@ Known errors end as one line on stderr and exit code 1 (a bad argument: exit cod
 traceback (STYLE.md 10): a bot command that cannot run (unbalanced quote, no such program, not
 executable), a log folder that cannot be written, an option that is not a finite number, a port
 above 65535, an empty ``--db``, a damaged ledger or a full disk. Ctrl-C ends a command with one
-line and exit code 130 (even while the CLI is still starting), SIGTERM and SIGHUP with 128 + the
-signal; either way the bots the CLI started are stopped and a league stays resumable. Every
+line and exit code 130 (from the moment this module is imported), SIGTERM and SIGHUP with 128 +
+the signal; either way the bots the CLI started are stopped and a league stays resumable. Every
 command that touches the ledger takes ``--db`` (default ``./cardarena.db``, or
 ``CARDARENA_DB``): a file path or an SQLAlchemy URL.
 
