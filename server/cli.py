@@ -374,7 +374,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        await hosted.server.stop(grace=2)
+        await hosted.stop(2)
 
     asyncio.run(main())
 
@@ -500,7 +500,7 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             await _programs_ended([p for p in running if p.name in connected], END_GRACE, got)
         await asyncio.to_thread(procs.stop_all, running)
         if "hosted" in started:
-            await started["hosted"].server.stop(grace=0.5)
+            await started["hosted"].stop(0.5)
 
 
 async def _programs_ended(running, timeout: float, signals: list[int]) -> None:

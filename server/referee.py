@@ -507,12 +507,13 @@ class Referee:
 
     async def wait_for_bots(self, bots: Sequence[str], timeout: float) -> list[str]:
         """Wait until every bot has a link; returns the ones still missing at the timeout."""
-        async def one(bot: str) -> None:
-            await self._connected[bot].wait()
+        waits = [asyncio.ensure_future(self._connected[b].wait()) for b in set(bots)]
         try:
-            await asyncio.wait_for(asyncio.gather(*(one(b) for b in set(bots))), timeout)
-        except (TimeoutError, asyncio.TimeoutError):
-            pass
+            if waits:
+                await asyncio.wait(waits, timeout=timeout)
+        finally:
+            for w in waits:
+                w.cancel()
         return sorted(b for b in set(bots) if b not in self.links)
 
     # ----- what bots send ------------------------------------------------------------------

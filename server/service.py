@@ -257,7 +257,9 @@ class Hosted:
         shutting down"; a bot that does not read is cut), then the server stops. Stopping the
         server alone would leave grpc to fail the writes still waiting, each with a traceback."""
         for link in list(self.referee.links.values()):
-            link.abort("the referee is shutting down", code="UNAVAILABLE", cut=link.pending_write)
+            if link.pending_write and link.task is not None:
+                link.task.cancel()  # stuck in a write to a bot that does not read: cut
+            link.abort("the referee is shutting down", code="UNAVAILABLE")
         await asyncio.sleep(0)
         await self.server.stop(grace)
 

@@ -313,6 +313,27 @@ def test_streams_still_open_when_a_league_ends_close_cleanly(tmp_path):
         assert "Traceback" not in log.read_text(), log
 
 
+def test_a_bot_that_never_reads_is_cut_at_the_end_of_a_league_without_noise(tmp_path):
+    """A bot that never reads, seated in an 18-match league through the CLI: it costs only its own
+    seats, and the end of the league (its stream possibly stuck in a write) makes no noise."""
+    r = run(*league_args("--bot", f"deaf=python {BOTS / 'non_reader.py'}", "--seats", "3", "--rounds", "6",
+                         "--move-time", "0.05", "--grace", "0.5", "--db", str(tmp_path / "deaf.db")),
+            cwd=tmp_path, env={"PYTHONPATH": str(BOTS)})
+    assert r.returncode == 0, r.stderr
+    assert "league 1 finished: 18 matches." in r.stdout
+    for word in ("Traceback", "ExecuteBatchError", "Exception"):
+        assert word not in r.stderr, r.stderr
+
+
+def test_a_game_option_that_is_not_finite_is_a_game_option_error():
+    """The engines' own option check (Option.coerce) refuses inf and nan, not only the CLI."""
+    from cardarena.server.games import GameError, get
+
+    for value in (float("inf"), float("nan"), 1e999):
+        with pytest.raises(GameError, match="is not a whole number"):
+            get(GAME).parse_options({"end_score": value})
+
+
 # ----------------------------------------------------------------------------- serve's admin token
 def free_port() -> int:
     with socket.socket() as s:

@@ -27,6 +27,8 @@ protobuf messages (whose field names are the dict keys).
 """
 from __future__ import annotations
 
+import math
+
 import copy
 import random
 from abc import ABC, abstractmethod
@@ -69,6 +71,9 @@ class Event:
         return self.seats is None or seat in self.seats
 
 
+KIND_WORDS = {int: "a whole number", float: "a finite number", bool: "true or false", str: "text"}
+
+
 @dataclass(frozen=True)
 class Option:
     """One game option: its name, default, help text and the values it accepts."""
@@ -96,10 +101,14 @@ class Option:
             elif self.kind is int and isinstance(value, bool):
                 raise ValueError(value)
             else:
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ValueError(value)
                 v = self.kind(value)
-        except (TypeError, ValueError):
+                if isinstance(v, float) and not math.isfinite(v):
+                    raise ValueError(value)
+        except (TypeError, ValueError, OverflowError):
             raise GameOptionError(
-                f"option {self.name}: {value!r} is not a {self.kind.__name__}"
+                f"option {self.name}: {value!r} is not {KIND_WORDS.get(self.kind, 'a ' + self.kind.__name__)}"
             ) from None
         if self.choices is not None and v not in self.choices:
             raise GameOptionError(

@@ -19,7 +19,7 @@ import logging
 from conductkit import RANDOM, assert_unaffected, bot_script, league
 
 from cardarena.server import procs
-from cardarena.server.referee import Referee, TimeControl
+from cardarena.server.referee import FLOOD_BURST, Referee, TimeControl
 from cardarena.server.service import start_server
 
 
@@ -28,7 +28,7 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
     caplog.set_level(logging.INFO, logger="cardarena")
     grace = 1.0
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
-    played = league(tmp_path, bots, seats=3, move=0.3, grace=grace, env={"CARDARENA_STALL": "0.9"})
+    played = league(tmp_path, bots, seats=3, move=0.5, grace=grace, env={"CARDARENA_STALL": "0.9"})
     assert_unaffected(played, "staller")
     seats = played.seats_of("staller")
     assert len(seats) == 9
@@ -47,7 +47,7 @@ def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(t
     send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
     n = 220
     bots = {"late": bot_script("late_once.py"), "random": RANDOM}
-    played = league(tmp_path, bots, seats=2, move=0.1, matches=n, concurrency=8, timeout=240)
+    played = league(tmp_path, bots, seats=2, move=0.3, matches=n, concurrency=8, timeout=240)
     assert_unaffected(played, "late")
     seats = played.seats_of("late")
     assert len(seats) == n
@@ -85,7 +85,7 @@ def test_a_bot_that_stops_reading_is_cut_off_and_forfeits(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="cardarena")
     referee = Referee(outbox=(20, 256 * 1024))
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"deaf": bot_script("non_reader.py")}
-    played = league(tmp_path, bots, seats=3, move=0.1, grace=0.5, referee=referee, matches=24,
+    played = league(tmp_path, bots, seats=3, move=0.3, grace=0.5, referee=referee, matches=24,
                     options={"rounds": 2})
     assert_unaffected(played, "deaf")
     assert "bot deaf" in caplog.text and "does not read its stream" in caplog.text
@@ -147,11 +147,14 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
                                         response_deserializer=lambda b: b)(
                     metadata=(("authorization", f"Bearer {token}"),))
                 async def flood():
+                    # one more than the burst: the referee closes the stream on the last one (no
+                    # write after that, which grpc would fail locally as INTERNAL)
                     try:
-                        for _ in range(400):
+                        for _ in range(FLOOD_BURST + 1):
                             await call.write(b"\xff\xff\xff\xff not a protobuf message")
+                        await call.done_writing()
                     except grpc.aio.AioRpcError:
-                        pass  # the referee closed the stream while the flood was being written
+                        pass
                 writer = asyncio.create_task(flood())
                 try:
                     async for _ in call:
@@ -168,4 +171,4 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
     assert "Traceback" not in caplog.text and "deserializ" not in caplog.text.lower()
     lines = [r for r in caplog.records if "does not decode as a BotMessage" in r.getMessage()]
-    assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for 400 undecodable messages"
+    assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for {FLOOD_BURST + 1} undecodable messages"
