@@ -156,7 +156,8 @@ class Scout(ShowScoutGame):
     def canonical(self, c: int) -> int:
         return c if (c >> 4) < (c & 15) else TURN[c]
 
-    def card_label(self, c: int) -> str:
+    @classmethod
+    def card_label(cls, c: int) -> str:
         return TEXT[c]
 
 

@@ -243,9 +243,10 @@ class ShowScoutGame(Game):
         """The card's identity regardless of which way up it is."""
         return card
 
-    def card_label(self, card: int) -> str:
+    @classmethod
+    def card_label(cls, card: int) -> str:
         """A card in labels: its value (Scouting) or both values (SCOUT, "3/7")."""
-        return str(self.VALUE[card])
+        return str(cls.VALUE[card])
 
     # ----- setup ------------------------------------------------------------------------------
     def __init__(self, players: int, seed: int, options: Mapping | None = None):
@@ -596,10 +597,11 @@ class ShowScoutGame(Game):
         other.out = pool[len(slots):]
         return other
 
-    # ----- words ------------------------------------------------------------------------------
-    def action_json(self, action) -> dict:
+    # ----- words (class methods: they read no state, so a Decision may keep them, match.py) ----
+    @classmethod
+    def action_json(cls, action) -> dict:
         kind = action[0]
-        text, value = self.TEXT, self.VALUE
+        text, value = cls.TEXT, cls.VALUE
         if kind == SHOW:
             _, start, count, cards = action
             vals = [value[c] for c in cards]
@@ -608,14 +610,15 @@ class ShowScoutGame(Game):
         if kind == FLIP:
             return {"flip": {"turn_hand": bool(action[1])}}
         _, end, turned, position, card = action
-        new = self.TURN[card] if turned else card
+        new = cls.TURN[card] if turned else card
         body = {"end": _ENDS[end], "card": text[card], "turned": bool(turned), "value": value[new],
                 "position": position}
         return {"scout" if kind == SCOUT else "scout_and_show": body}
 
-    def action_label(self, action) -> str:
+    @classmethod
+    def action_label(cls, action) -> str:
         kind = action[0]
-        value = self.VALUE
+        value = cls.VALUE
         if kind == SHOW:
             _, start, count, cards = action
             vals = [value[c] for c in cards]
@@ -630,10 +633,10 @@ class ShowScoutGame(Game):
             return "turn hand" if action[1] else "keep hand"
         _, end, turned, position, card = action
         if turned:
-            s = (f"scout {_ENDS[end]} {self.card_label(card)} turned to {value[self.TURN[card]]}"
+            s = (f"scout {_ENDS[end]} {cls.card_label(card)} turned to {value[cls.TURN[card]]}"
                  f" at position {position}")
         else:
-            s = f"scout {_ENDS[end]} {self.card_label(card)} to position {position}"
+            s = f"scout {_ENDS[end]} {cls.card_label(card)} to position {position}"
         return s if kind == SCOUT else "Scout & Show: " + s
 
     def event_text(self, data: dict) -> str:
