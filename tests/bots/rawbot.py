@@ -34,3 +34,21 @@ async def session(handle, token: str | None = None) -> None:
 
 def main(handle, token: str | None = None) -> None:
     asyncio.run(session(handle, token))
+
+
+class Drop(Exception):
+    """Raised by a handler to leave the stream at once (the bot then connects again)."""
+
+
+def main_reconnecting(handle, pause: float) -> None:
+    """Like :func:`main`, but a handler that raises :class:`Drop` leaves the stream, waits
+    ``pause`` seconds and connects again (the referee sends the waiting decisions again)."""
+    async def forever():
+        while True:
+            try:
+                await session(handle)
+                return
+            except Drop:
+                await asyncio.sleep(pause)
+
+    asyncio.run(forever())

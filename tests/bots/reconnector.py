@@ -1,12 +1,5 @@
 """Plays well, but drops its stream every few decisions and connects again 0.3 s later."""
-import asyncio
-
-from rawbot import answer, session
-
-
-class Drop(Exception):
-    pass
-
+from rawbot import Drop, answer, main_reconnecting
 
 n = 0
 
@@ -20,13 +13,4 @@ async def handle(call, msg):
         await call.write(answer(msg.decision, 0))
 
 
-async def forever():
-    while True:
-        try:
-            await session(handle)
-            return
-        except Drop:
-            await asyncio.sleep(0.3)
-
-
-asyncio.run(forever())
+main_reconnecting(handle, 0.3)
