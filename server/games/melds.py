@@ -11,7 +11,8 @@ Melds (R3, R4)
   (A-2-3 is a run, Q-K-A is not);
 * a **wild card** (a joker, or a card of the round's wild rank) may stand for any card, but the
   wild cards of a meld may never outnumber its natural cards. A card of the wild rank that stands
-  for itself (a 7 in a set of 7s, or 7♠ in 6♠ 7♠ 8♠ when 7s are wild) counts as natural;
+  for itself (a 7 in a set of 7s, or 7♠ in 6♠ 7♠ 8♠ when 7s are wild) counts as natural: three
+  3s in round 1 are a set, and so is 3♣ 3♦ 3♥ Jo Jo Jo; Jo Jo 3♣ is not (two wild, one natural);
 * a card belongs to one meld only.
 
 A card laid off onto a meld on the table (R6) extends it: any card of a set's rank, or a run's
@@ -22,29 +23,49 @@ the wild limit. Wild cards already on the table keep the place they stand for.
 The search
 ==========
 Natural cards (every card but the jokers; cards of the wild rank included, since they may stand
-for themselves) are decided lowest code first. The lowest undecided card either stays in hand
-(deadwood), is given up to the wild pool (a card of the wild rank only), starts a new set with
-some of the other cards of its rank, starts a new run with a subset of the higher cards of its
-suit (gaps to be filled with wilds), or is laid off onto a meld on the table (with the cards of
-its suit it takes along, for a run). Wilds are assigned last: each meld records how many wilds
-it *needs* (gaps, a third card) and how many more it could *absorb* (its slack, up to its
-natural count and the 13 ranks of a suit), so the state of the search is the undecided cards
-(a bitmask), the wilds needed so far, the wild-rank cards given to the pool, the slack so far
-and the extensions of the table's runs. The search is memoised on that state and exact. It
-stays small because slack beyond the wilds still free is dropped, a table run that no
-undecided card can reach any more is folded into the slack, twin runs on the table (the same
-suit and the same state, from several decks) are tried once, and leaving a card is tried last,
-so a hand that melds fully stops the search at its first full melding. Going out (:func:`going_out_discards`) first counts the
-cards no meld could hold (no card of their rank, none of their suit near enough): with two of
-them the hand cannot go out, with one only by discarding it.
+for themselves) are decided lowest code first. The choices for the lowest undecided card, in
+their canonical order: lay it off onto the table's set of its rank; lay it off onto a run on
+the table, at its low end with some of the cards of its suit up to the run, or at its high end
+with some of the higher cards of its suit (gaps filled with wilds); start a new set with some
+of the other cards of its rank; start a new run with some of the higher cards of its suit;
+and last give it up to the wild pool (a card of the wild rank) or leave it in hand. Wilds are
+assigned at the end: each meld records how many wilds it *needs* (gaps, a third card) and how
+many more it could *absorb* (its slack, up to its natural count and the 13 ranks of a suit),
+so a state of the search is the undecided cards (a bitmask), the wilds needed so far, the
+wild-rank cards given to the pool, the slack so far, and the table's runs that undecided cards
+can still reach (each as its low and high ranks and its margin, naturals less wilds).
+
+The cost of a state is found by a depth-first branch and bound. A choice is searched only with
+the budget of beating the best choice so far, and not at all when a lower bound says it
+cannot: the cards no meld can take any more (nothing of their rank, nothing of their suit near
+enough for the wilds still to come, no table meld within reach) stay in hand. A state searched
+within its budget is memoised with its exact cost and its first choice that reaches it; one
+that cannot stay within its budget, with the lower bound the search proved. States are kept
+canonical so that the memo knows them again: slack and margins beyond the wilds still free are
+dropped; a table run that no undecided card can reach any more is folded into the slack (with
+its wild limit checked), and one extended upwards at once (lower cards come first); twin runs
+(the same suit and state) are tried once; the room below a run that no card can reach from
+below counts only up to the wilds still free, and not at all once the slack is full; and cards
+that can only stay in hand or go into a set of their rank are counted by rank, not named.
+
+The arrangement is then read from the start: at each state, the first choice in the canonical
+order whose cost is the state's cost. The bounds change how fast the search is, never what it
+finds: the first arrangement in the canonical order among those that leave the fewest points.
+
+Going out (:func:`going_out_discards`) first counts the cards no meld could hold (no card of
+their rank, none of their suit near enough): with two of them the hand cannot go out, with one
+only by discarding it. Otherwise one search over the hand collects every discard after which
+the rest melds fully, or, when the hand holds cards the search counts rather than names, one
+search per different discard.
 
 Cost: the points left in hand (A = 1 … K = 13, joker ``joker_points``), then the number of
 cards left (so that a joker worth 0 points still counts as unmelded); wild cards left over are
-the cheapest ones. Ties are broken by the fixed order of the search — the first arrangement
-found wins, and lay-offs are tried before new melds, so a card is laid off rather than put
-into a new meld of the same worth — and new melds that make one meld together (a run and the
-run that continues it, two sets of one rank) are laid as one. So the same hand and table
-always give the same melds.
+the cheapest ones. Ties are broken by the canonical order of the choices — lay-offs before new
+melds, so a card is laid off rather than put into a new meld of the same worth — and new melds
+that make one meld together (a run and the run that continues it, two sets of one rank) are
+laid as one. So the same hand and table always give the same melds. Where the wilds go once
+the melds are chosen (the dearest ones used, in the order the melds were chosen, a run's extra
+wilds above it while there is room) is written with R7 in ``three_thirteen.py``.
 
 Entry points: :func:`arrange` (the best arrangement, with lay-offs), :func:`deadwood_points`,
 :func:`melds_fully` (every card melded, R6), :func:`going_out_discards` (the discards that let
@@ -172,13 +193,22 @@ def going_out_discards(hand: Iterable[int], wild_rank: int) -> list[int]:
     orphans = _orphans(cards, wild_rank)
     if len(orphans) > 1:
         return []
-    if orphans:
-        rest = list(cards)
-        rest.remove(orphans[0])
-        s = _Solver(rest, wild_rank, (), 20)
-        return orphans if s.full(s.all_mask, 0, 0, 0) else []
     s = _Solver(cards, wild_rank, (), 20)
-    return sorted(s.one_off(s.all_mask, 0, 0, 0))
+    if orphans:
+        return orphans if s.full_without(orphans[0]) else []
+    if not s.counted:
+        return sorted(s.one_off(s.all_mask, 0, 0, 0))
+    # one search over the hand would tell apart the cards it counts rather than names: try
+    # each different discard instead (one card of a counted group answers for all of them)
+    found: dict[int, bool] = {}
+    out = []
+    for c in dict.fromkeys(cards):
+        group = s.group_of(c)
+        if group not in found:
+            found[group] = s.full_without(c)
+        if found[group]:
+            out.append(c)
+    return out
 
 
 def _orphans(cards: list[int], wild_rank: int) -> list[int]:
@@ -219,9 +249,8 @@ class _Solver:
     def __init__(self, hand: Iterable[int], wild_rank: int, table: Sequence[Meld],
                  joker_points: int):
         cards = sorted(hand)
-        self.jokers = cards.count(JOKER)
-        nat = [c for c in cards if c != JOKER]
-        self.nat = nat
+        self.jokers = jokers = cards.count(JOKER)
+        self.nat = nat = cards[:len(cards) - jokers]  # (the jokers sort last)
         self.wild_rank = wild_rank
         self.joker_points = joker_points
         n = len(nat)
@@ -229,37 +258,83 @@ class _Solver:
         self.suit = suit = [c % 4 for c in nat]
         self.isw = isw = [r == wild_rank for r in rank]
         self.cost = [_POINT * r + _CARD for r in rank]
-        self.wmask = sum(1 << i for i in range(n) if isw[i])
-        self.all_mask = (1 << n) - 1
-        #: the most wilds the pool can ever hold: every joker and every wild-rank card
-        self.total_w = self.jokers + sum(isw)
+        self.all_mask = all_mask = (1 << n) - 1
+        self.wmask = wmask = 0
+        self.suit_mask = suit_mask = [0, 0, 0, 0]
+        rank_mask = [0] * 14
         by_code: dict[int, list[int]] = {}
         for i, c in enumerate(nat):
+            bit = 1 << i
+            suit_mask[suit[i]] |= bit
+            rank_mask[rank[i]] |= bit
+            if isw[i]:
+                wmask |= bit
             by_code.setdefault(c, []).append(i)
+        self.wmask = wmask
         self.by_code = by_code
+        #: the cards above each rank (bitmasks; the cards go rank by rank)
+        self.above = above = []
+        low = 0
+        for r in range(15):
+            while low < n and rank[low] <= r:
+                low += 1
+            above.append(all_mask ^ ((1 << low) - 1))
+        #: the most wilds the pool can ever hold: every joker and every wild-rank card
+        self.total_w = total_w = jokers + wmask.bit_count()
         self._rank_groups: dict[int, list[list[int]]] = {}
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
         self._opt_cache: dict[int, list] = {}
+        self._down_cache: dict = {}
+        self._up_cache: dict = {}
         # the table: sets take any natural of their rank; runs are tracked when the hand holds
         # a card of their suit outside their span
         self.table = list(table)
         self.set_rank: dict[int, int] = {}
         self.runs: list[int] = []          # table indices of the relevant runs
         base_slack = 0
+        gap = [_INF] * n  # the fewest wilds that lay a card off onto a run on the table
         for t, m in enumerate(self.table):
             if m.kind == SET:
                 self.set_rank.setdefault(m.key, t)
                 base_slack += m.naturals - m.wilds
-            elif any(suit[i] == m.key and not m.low <= rank[i] <= m.high for i in range(n)):
+                continue
+            lo, hi, relevant = m.low, m.high, False
+            for j in range(n):
+                r = rank[j]
+                if suit[j] == m.key and not lo <= r <= hi:
+                    relevant = True
+                    w = lo - r - 1 if r < lo else r - hi - 1
+                    if w < gap[j]:
+                        gap[j] = w
+            if relevant:
                 self.runs.append(t)
             else:
                 base_slack += max(0, min(m.naturals - m.wilds, 13 - len(m.cards)))
         self.base_slack = base_slack
-        self.run_suit = [self.table[t].key for t in self.runs]
-        self.ts0 = tuple((self.table[t].low, self.table[t].high, self.table[t].naturals,
-                          self.table[t].wilds, 0) for t in self.runs)
-        self.suit_mask = [sum(1 << i for i in range(n) if suit[i] == s) for s in range(4)]
+        self.ts0 = tuple((self.table[t].key, self.table[t].low, self.table[t].high,
+                          self.table[t].naturals - self.table[t].wilds) for t in self.runs)
+        # for the lower bounds of the states (:meth:`floor`): what a card needs to go into a
+        # meld is another card of its rank, a card of its suit with the wilds between them, or
+        # the wilds up to a run on the table to lay it off onto
+        self._gap = gap
+        self._rank_mask = rank_mask
+        self._levels: dict[int, tuple[dict, int, list[int]]] = {}  # by the wilds still free
+        # cards that can only stay, or go into a set of their rank: which of them a state
+        # holds does not matter, only how many of each rank (the memo counts them)
+        groups: dict[int, list] = {}
+        for c, idx in by_code.items():
+            j = idx[0]
+            if gap[j] > total_w and not self._run_mates(j, total_w):
+                groups.setdefault(rank[j], []).append(idx)
+        self.counted = []
+        for idxs in groups.values():
+            if len(idxs) > 1:  # (cards of different suits)
+                g = sum(1 << j for idx in idxs for j in idx)
+                self.counted.append((g, [_lowest(g, k) for k in range(g.bit_count() + 1)]))
+        self.counted_all = sum(g for g, _ in self.counted)
         self.memo: dict = {}
+        self.bounds: dict = {}
+        self.out_memo: dict = {}  # going out
 
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
@@ -344,16 +419,12 @@ class _Solver:
         return out
 
     # ----- the best arrangement ------------------------------------------------------------
-    def _end_cost(self, need: int, q: int, slack: int, ts: tuple) -> int:
+    def _end_cost(self, need: int, q: int, slack: int) -> int:
+        """The cost of the wilds once every card is decided: the unused ones stay in hand,
+        the cheapest first."""
         pool = self.jokers + q
         if need > pool:
             return _INF
-        for st in ts:
-            if st is not None:
-                lo, hi, nt, wd, _ = st
-                if wd > nt:
-                    return _INF
-                slack += min(nt - wd, 13 - (hi - lo + 1))
         room = pool - need
         unused = room - min(room, slack)
         if not unused:
@@ -364,179 +435,319 @@ class _Solver:
         first = min(unused, a)
         return _POINT * (first * va + (unused - first) * vb) + _CARD * unused
 
-    def _norm(self, mask: int, need: int, slack: int, ts: tuple):
-        """The state's canonical form: slack beyond the wilds still free is never used, and a
-        table run no undecided card can reach any more counts only by its slack (None when such
-        a run breaks the wild limit)."""
-        if ts:
-            out = None
-            for x, st in enumerate(ts):
-                if st is not None and not mask & self.suit_mask[self.run_suit[x]]:
-                    lo, hi, nt, wd, _ = st
-                    if wd > nt:
-                        return None
-                    slack += min(nt - wd, 13 - (hi - lo + 1))
-                    if out is None:
-                        out = list(ts)
-                    out[x] = None
-            if out is not None:
-                ts = tuple(out)
+    def _state(self, mask: int, need: int, q: int, slack: int, ts: tuple):
+        """The state's canonical form: (slack, table runs, memo key), or None when no
+        arrangement follows. A table run is ``(suit, low, high, margin)``, its margin its
+        naturals less its wilds. Slack beyond the wilds still free is never used, nor a margin
+        beyond them. A run that no undecided card can reach any more (none of its suit within
+        as many ranks of either end as wilds are free, or its margin too small to pay for the
+        wilds up to the nearest one above) counts only by its slack, and there is no
+        arrangement if its wilds outnumber its naturals. Once no card can reach a run from
+        below, its low rank is replaced by minus the room it leaves for wilds below it (at most
+        the wilds still free), and by 0 once the slack is full."""
         cap = self.total_w - need
-        return (cap if slack > cap else slack), ts
+        if slack > cap:
+            slack = cap
+        counted = self._counted(mask) if self.counted else mask
+        if not ts:
+            return slack, ts, (counted, need, q, slack)
+        out = list(ts)
+        suit_mask, above, rank = self.suit_mask, self.above, self.rank
+        for x, st in enumerate(ts):
+            if st is None:
+                continue
+            s, lo, hi, m = st
+            left = mask & suit_mask[s]
+            down = up = False
+            if lo > 1:  # a card of the suit at most as many ranks below as wilds are free
+                b = left & ~above[lo - 1]
+                if b:
+                    down = lo - 1 - rank[b.bit_length() - 1] <= cap
+            if hi < 13:  # one above, and a margin that can pay for the wilds up to it
+                b = left & above[hi]
+                if b:
+                    g = rank[(b & -b).bit_length() - 1] - hi - 1
+                    up = g <= cap and m + b.bit_count() >= g
+            if down or up:
+                if m > cap:
+                    m = cap
+                if not down:  # out of reach from below: minus the room below it
+                    if slack == cap:
+                        lo = 0
+                    elif lo > 0:
+                        lo = 1 - lo if lo <= cap else -cap
+                    elif lo < -cap:
+                        lo = -cap
+                if m != st[3] or lo != st[1]:
+                    out[x] = (s, lo, hi, m)
+            else:
+                if m < 0:
+                    return None
+                room = (lo - 1 if lo > 0 else -lo) + 13 - hi
+                slack += m if m < room else room
+                if slack > cap:
+                    slack = cap
+                out[x] = None
+        out = tuple(out)
+        return slack, out, (counted, need, q, slack, out)
 
-    def solve(self, mask: int, need: int, q: int, slack: int, ts: tuple) -> int:
-        norm = self._norm(mask, need, slack, ts)
-        if norm is None:
+    def _counted(self, mask: int) -> int:
+        """``mask`` with the cards whose suit cannot matter counted, not named: of each rank,
+        the first ones of that many."""
+        c = mask & ~self.counted_all
+        for g, first in self.counted:
+            c |= first[(mask & g).bit_count()]
+        return c
+
+    def floor(self, mask: int, free: int) -> int:
+        """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
+        to come at most: the cards that no meld can take any more stay in hand."""
+        if free > self.total_w:
+            free = self.total_w
+        elif free < 0:  # (more wilds needed than can come: no arrangement)
             return _INF
-        slack, ts = norm
-        key = (mask, need, q, slack, ts)
+        level = self._levels.get(free) or self._level(free)
+        if not mask & level[1]:
+            return 0
+        hit = level[0].get(mask)
+        return (hit or self._stuck(mask, level))[0]
+
+    def stuck(self, mask: int) -> int:
+        """The cards of ``mask`` that no meld can take, whatever the wilds (a bitmask)."""
+        level = self._levels.get(self.total_w) or self._level(self.total_w)
+        if not mask & level[1]:
+            return 0
+        hit = level[0].get(mask)
+        return (hit or self._stuck(mask, level))[1]
+
+    def _stuck(self, mask: int, level: tuple) -> tuple[int, int]:
+        """(their cost, their bits) for the cards of ``mask`` stuck at this ``level``."""
+        lb = bits = 0
+        partners, cost = level[2], self.cost
+        m = mask & level[1]
+        while m:
+            low = m & -m
+            m ^= low
+            j = low.bit_length() - 1
+            if not mask & partners[j]:
+                lb += cost[j]
+                bits |= low
+        out = level[0][mask] = (lb, bits)
+        return out
+
+    def _level(self, free: int) -> tuple[dict, int, list[int]]:
+        """With ``free`` wilds to come: the lower bounds found so far (by undecided cards), the
+        cards that may have to stay (not of the wild rank, no set of their rank and no run
+        within reach on the table), and the cards each of them needs one of to go into a
+        meld: another of its rank, or a run mate."""
+        loose, partners = 0, [0] * len(self.nat)
+        rank_mask, set_rank, gap, isw = self._rank_mask, self.set_rank, self._gap, self.isw
+        for j, r in enumerate(self.rank):
+            if not (isw[j] or r in set_rank or gap[j] <= free):
+                loose |= 1 << j
+                partners[j] = rank_mask[r] ^ (1 << j) | self._run_mates(j, free)
+        level = self._levels[free] = ({}, loose, partners)
+        return level
+
+    def _run_mates(self, j: int, free: int) -> int:
+        """The cards of card ``j``'s suit it could make a run with, the ranks between them
+        wild (a wild-rank card standing for itself is one wild less)."""
+        r = self.rank[j]
+        reach = free + 1 - self.isw[j]
+        if reach < 1:
+            return 0
+        above = self.above
+        mates = self.suit_mask[self.suit[j]] & above[r - reach - 1 if r > reach else 0] \
+            & ~above[r + reach if r + reach < 14 else 14] & ~self._rank_mask[r]
+        if -reach < self.wild_rank - r < reach:
+            return mates
+        return mates & ~self.wmask
+
+    def _free(self, mask: int, need: int, q: int) -> int:
+        """The most wilds that can still be placed: the pool and the undecided wild-rank
+        cards, less those needed already."""
+        return self.jokers + q + (mask & self.wmask).bit_count() - need
+
+    def solve(self, mask: int, need: int, q: int, slack: int, ts: tuple,
+              budget: int = _INF) -> int:
+        """The least cost of the undecided cards ``mask`` and the wilds if it is at most
+        ``budget``; else a lower bound of it above ``budget``. The memo keeps, for each
+        canonical state searched to the end, its cost and the first choice in the canonical
+        order that reaches it (the points it leaves, the next state, and the undecided cards
+        it was found for); ``bounds`` keeps what is known of the others."""
+        state = self._state(mask, need, q, slack, ts)
+        if state is None:
+            return _INF
+        slack, ts, key = state
         hit = self.memo.get(key)
         if hit is not None:
             return hit[0]
+        bound = self.bounds.get(key, 0)
+        if bound > budget:
+            return bound
         if not mask:
-            cost = self._end_cost(need, q, slack, ts)
+            cost = self._end_cost(need, q, slack)
             self.memo[key] = (cost, None)
             return cost
         if need > self.jokers + q + (mask & self.wmask).bit_count():
             self.memo[key] = (_INF, None)
             return _INF
-        i = (mask & -mask).bit_length() - 1
-        bit = 1 << i
-        cap, total_w = self.total_w, self.total_w
-        solve = self.solve
-        best, choice = _INF, None
-        # lay-offs first (at equal cost a lay-off is kept rather than a new meld), then new
-        # melds, and leaving the card last: a full melding ends the search early
-        if self.rank[i] in self.set_rank:  # lay off onto the table's set
-            best = solve(mask ^ bit, need, q, min(cap, slack + 1), ts)
-            choice = ("layset", self.set_rank[self.rank[i]])
-        if best and ts:
-            best, choice = self._table_runs(i, mask, need, q, slack, ts, best, choice)
-        if best:
-            for bits, nm, sm, kind, idx in self.options(mask):
-                nn = need + nm
-                if nn > total_w:
-                    continue
-                c = solve(mask ^ bits, nn, q, min(cap, slack + sm), ts)
-                if c < best:
-                    best, choice = c, (kind, idx)
-                    if not best:
-                        break
-        if best:
-            if self.isw[i]:  # a wild-rank card not standing for itself joins the wild pool
-                c, leave = solve(mask ^ bit, need, q + 1, slack, ts), ("release",)
+        least = self.floor(mask, self._free(mask, need, q))  # (a choice that costs this wins)
+        if least > budget:
+            self.bounds[key] = least
+            return least
+        solve, floor, wmask = self.solve, self.floor, self.wmask
+        best = budget + 1 if budget < _INF else _INF
+        bound = _INF  # the least of what the choices not taken are known to cost at least
+        choice = None
+        jokers = self.jokers
+        for extra, args, move in self._moves(mask, need, q, slack, ts):
+            if best < _INF:  # (a choice no better than the best so far is not searched)
+                m = args[0]
+                c = extra + floor(m, jokers + args[2] + (m & wmask).bit_count() - args[1])
             else:
-                c, leave = self.cost[i] + solve(mask ^ bit, need, q, slack, ts), ("dead",)
+                c = extra
             if c < best:
-                best, choice = c, leave
+                c = extra + solve(*args, best - 1 - extra)
+                if c < best:
+                    best, choice = c, (extra, args, move, mask)
+                    if best <= least:
+                        break
+                    continue
+            if c < bound:
+                bound = c
+        if best > budget:  # nothing within the budget
+            self.bounds[key] = bound
+            return bound
         self.memo[key] = (best, choice)
         return best
 
-    def _table_runs(self, i, mask, need, q, slack, ts, best, choice):
+    def _moves(self, mask: int, need: int, q: int, slack: int, ts: tuple):
+        """The choices for the lowest undecided card, in the canonical order: (points it
+        leaves, next state, choice). Lay-offs first (at equal cost a lay-off is kept rather
+        than a new meld), then new melds, and leaving the card last."""
+        i = (mask & -mask).bit_length() - 1
+        bit = 1 << i
+        cap = total_w = self.total_w
+        t = self.set_rank.get(self.rank[i])
+        if t is not None:  # onto the table's set
+            yield 0, (mask ^ bit, need, q, min(cap, slack + 1), ts), ("layset", t)
+        if ts:
+            yield from self._table_runs(i, mask, need, q, slack, ts)
+        for bits, nm, sm, kind, idx in self.options(mask):
+            nn = need + nm
+            if nn <= total_w:
+                yield 0, (mask ^ bits, nn, q, min(cap, slack + sm), ts), (kind, idx, nm)
+        if self.isw[i]:  # a wild-rank card not standing for itself joins the wild pool
+            yield 0, (mask ^ bit, need, q + 1, slack, ts), ("release",)
+        else:
+            yield self.cost[i], (mask ^ bit, need, q, slack, ts), ("dead",)
+
+    def _table_runs(self, i, mask, need, q, slack, ts):
         """Lay the card off onto a run on the table, at its low end (with the cards of the suit
-        up to the run) or its high end (with any higher cards of the suit), gaps wild."""
+        up to the run) or its high end (with any higher cards of the suit), gaps wild. A run
+        extended upwards can take nothing more (lower cards are decided first), so it is
+        folded into the slack at once."""
         s, p = self.suit[i], self.rank[i]
-        total_w = self.total_w
-        suits = self.run_suit
+        free = self.total_w - need
         for x, st in enumerate(ts):
-            if st is None or suits[x] != s:
+            if st is None or st[0] != s:
                 continue
-            if any(ts[y] == st and suits[y] == s for y in range(x)):  # a twin run: the first
+            _, lo, hi, m = st
+            if lo <= p <= hi or st in ts[:x]:  # (a twin run, the same suit and state: the first)
                 continue
-            lo, hi, nt, wd, up = st
-            if lo <= p <= hi or (p > hi and up):
-                continue
-            avail = self._suit_avail(i, mask)
             if p < lo:
-                for chosen in _fillers([a for a in avail if a[0] < lo], lo - p - 1,
-                                       total_w - need):
-                    k = 1 + len(chosen)
-                    gaps = (lo - p) - k
-                    if need + gaps > total_w:
-                        continue
-                    bits = 1 << i
-                    for _, j in chosen:
-                        bits |= 1 << j
-                    nts = ts[:x] + ((p, hi, nt + k, wd + gaps, up),) + ts[x + 1:]
-                    c = self.solve(mask ^ bits, need + gaps, q, slack, nts)
-                    if c < best:
-                        best, choice = c, ("down", x, (i,) + tuple(j for _, j in chosen))
-                        if not best:
-                            return best, choice
+                for gaps, k, bits, idx in self._downs(mask, lo):
+                    if gaps <= free:
+                        yield 0, (mask ^ bits, need + gaps, q, slack,
+                                  ts[:x] + ((s, p, hi, m + k - gaps),) + ts[x + 1:]), \
+                            ("down", x, idx)
             else:
-                start_gap = p - hi - 1
-                if need + start_gap > total_w:
-                    continue
-                for chosen in _subsets(avail, total_w - need - start_gap, first=p):
-                    k = 1 + len(chosen)
-                    top = chosen[-1][0] if chosen else p
-                    gaps = (top - hi) - k
-                    if need + gaps > total_w:
-                        continue
-                    bits = 1 << i
-                    for _, j in chosen:
-                        bits |= 1 << j
-                    nts = ts[:x] + ((lo, top, nt + k, wd + gaps, 1),) + ts[x + 1:]
-                    c = self.solve(mask ^ bits, need + gaps, q, slack, nts)
-                    if c < best:
-                        best, choice = c, ("up", x, (i,) + tuple(j for _, j in chosen))
-                        if not best:
-                            return best, choice
-        return best, choice
+                start = p - hi - 1
+                below = lo - 1 if lo > 0 else -lo
+                for inner, top, k, bits, idx in self._ups(mask):
+                    gaps = start + inner
+                    margin = m + k - gaps
+                    if gaps <= free and margin >= 0:
+                        room = below + 13 - top
+                        yield 0, (mask ^ bits, need + gaps, q,
+                                  slack + (margin if margin < room else room),
+                                  ts[:x] + (None,) + ts[x + 1:]), ("up", x, idx)
+
+    def _downs(self, mask: int, lo: int) -> list:
+        """The ways to lay the lowest card of ``mask`` off below a run that starts at rank
+        ``lo``: (wilds for the gaps, cards laid, their bits, their indices), taking along any
+        of the cards of its suit between them, in the canonical order."""
+        key = (mask, lo)
+        out = self._down_cache.get(key)
+        if out is None:
+            i = (mask & -mask).bit_length() - 1
+            p = self.rank[i]
+            avail = [a for a in self._suit_avail(i, mask) if a[0] < lo]
+            out = []
+            for chosen in _fillers(avail, lo - p - 1, self.total_w):
+                k = 1 + len(chosen)
+                idx = (i,) + tuple(j for _, j in chosen)
+                out.append(((lo - p) - k, k, sum(1 << j for j in idx), idx))
+            self._down_cache[key] = out
+        return out
+
+    def _ups(self, mask: int) -> list:
+        """The ways to lay the lowest card of ``mask`` off above a run, with any of the higher
+        cards of its suit: (wilds for the gaps above the card, the top rank, cards laid, their
+        bits, their indices), in the canonical order."""
+        out = self._up_cache.get(mask)
+        if out is None:
+            i = (mask & -mask).bit_length() - 1
+            p = self.rank[i]
+            out = []
+            for chosen in _subsets(self._suit_avail(i, mask), self.total_w, first=p):
+                k = 1 + len(chosen)
+                top = chosen[-1][0] if chosen else p
+                idx = (i,) + tuple(j for _, j in chosen)
+                out.append((top - p + 1 - k, top, k, sum(1 << j for j in idx), idx))
+            self._up_cache[mask] = out
+        return out
 
     def arrange(self) -> Arrangement:
-        cap = self.total_w
-        root = (self.all_mask, 0, 0, min(cap, self.base_slack), self.ts0)
-        self.solve(*root)
-        nat, rank = self.nat, self.rank
-        mask, need, q, slack, ts = root
+        """Follow the best arrangement from the start: at each state the first choice whose
+        cost is the state's cost."""
+        state = (self.all_mask, 0, 0, self.base_slack, self.ts0)
+        cost = self.solve(*state)
+        nat = self.nat
         new: list[tuple[str, tuple[int, ...], int]] = []   # kind, indices, wilds needed
         set_adds: dict[int, list[int]] = {}
         ext: dict[int, list] = {}                            # relevant run x -> [down, up]
         dead: list[int] = []
         released: list[int] = []
-        while mask:
-            slack, ts = self._norm(mask, need, slack, ts)
-            _, choice = self.memo[(mask, need, q, slack, ts)]
+        while state[0]:
+            mask, need, q, slack, ts = state
+            slack, ts, key = self._state(mask, need, q, slack, ts)
             i = (mask & -mask).bit_length() - 1
-            kind = choice[0]
+            choice = self.memo[key][1]
+            if choice is not None and choice[3] == mask:  # (the key counts some cards: the
+                extra, args, move, _ = choice            # choice is kept for these ones)
+            else:
+                for extra, args, move in self._moves(mask, need, q, slack, ts):
+                    if extra + self.floor(args[0], self._free(*args[:3])) <= cost and \
+                            extra + self.solve(*args, cost - extra) == cost:
+                        break
+                else:
+                    raise AssertionError("no choice reaches the state's cost")
+            cost -= extra
+            state = args
+            kind = move[0]
             if kind == "dead":
                 dead.append(nat[i])
-                mask ^= 1 << i
             elif kind == "release":
                 released.append(nat[i])
-                mask ^= 1 << i
-                q += 1
             elif kind in (SET, RUN):
-                idx = choice[1]
-                for bits, nm, sm, k2, idx2 in self.options(mask):
-                    if idx2 == idx and k2 == kind:
-                        break
-                new.append((kind, idx, nm))
-                mask ^= bits
-                need += nm
-                slack = min(cap, slack + sm)
+                new.append(move)
             elif kind == "layset":
-                set_adds.setdefault(choice[1], []).append(nat[i])
-                mask ^= 1 << i
-                slack = min(cap, slack + 1)
+                set_adds.setdefault(move[1], []).append(nat[i])
             else:  # down / up onto a table run
-                x, idx = choice[1], choice[2]
-                lo, hi, nt, wd, up = ts[x]
-                k = len(idx)
-                if kind == "down":
-                    gaps = (lo - rank[i]) - k
-                    state = (rank[i], hi, nt + k, wd + gaps, up)
-                else:
-                    top = rank[idx[-1]]
-                    gaps = (top - hi) - k
-                    state = (lo, top, nt + k, wd + gaps, 1)
-                ext.setdefault(x, [None, None])[0 if kind == "down" else 1] = idx
-                ts = ts[:x] + (state,) + ts[x + 1:]
-                for j in idx:
-                    mask ^= 1 << j
-                need += gaps
-        return self._build(new, set_adds, ext, dead, released, need)
+                ext.setdefault(move[1], [None, None])[0 if kind == "down" else 1] = move[2]
+        return self._build(new, set_adds, ext, dead, released, state[1])
 
     def _build(self, new, set_adds, ext, dead, released, need) -> Arrangement:
         """Lay the chosen melds: assign the wilds (the dearest ones used), place them, score."""
@@ -630,18 +841,20 @@ class _Solver:
 
     # ----- going out: every card melded ----------------------------------------------------
     def full(self, mask: int, need: int, q: int, slack: int) -> bool:
-        """Whether the cards of ``mask`` and the jokers all go into new melds."""
+        """Whether the cards of ``mask`` and the jokers all go into new melds (``q``: the
+        wild-rank cards given to the wild pool so far, less one if a joker is discarded)."""
         if not mask:
             pool = self.jokers + q
             return need <= pool <= need + slack
         if slack > self.total_w - need:
             slack = self.total_w - need
-        key = (mask, need, q, slack)
-        memo = self.memo
+        key = (self._counted(mask) if self.counted else mask, need, q, slack)
+        memo = self.out_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
         res = False
+        # a card no meld can take any more ends the search
         if need <= self.jokers + q + (mask & self.wmask).bit_count():
             i = (mask & -mask).bit_length() - 1
             cap = self.total_w
@@ -656,12 +869,28 @@ class _Solver:
         memo[key] = res
         return res
 
+    def group_of(self, card: int) -> int:
+        """The counted group (a bitmask) of ``card``, or minus one less its code if none."""
+        if card != JOKER:
+            j = self.by_code[card][0]
+            for g, _ in self.counted:
+                if g >> j & 1:
+                    return g
+        return -1 - card
+
+    def full_without(self, card: int) -> bool:
+        """Whether the hand less one ``card`` goes into new melds entirely."""
+        if card == JOKER:
+            return self.full(self.all_mask, 0, -1, 0)
+        return self.full(self.all_mask ^ 1 << self.by_code[card][-1], 0, 0, 0)
+
+
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
         """The cards whose discard lets every other card (jokers too) go into new melds."""
         if slack > self.total_w - need:
             slack = self.total_w - need
         key = ("one", mask, need, q, slack)
-        memo = self.memo
+        memo = self.out_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
@@ -672,7 +901,14 @@ class _Solver:
             memo[key] = res
             return res
         res = set()
-        if need <= self.jokers + q + (mask & self.wmask).bit_count():
+        stuck = self.stuck(mask) if need <= self.jokers + q + (mask & self.wmask).bit_count() \
+            else -1
+        if stuck & (stuck - 1):  # two cards that no meld can take (or no wilds): none
+            pass
+        elif stuck:  # one: only it can be the discard
+            if self.full(mask ^ stuck, need, q, slack):
+                res.add(self.nat[stuck.bit_length() - 1])
+        else:
             i = (mask & -mask).bit_length() - 1
             bit = 1 << i
             cap = self.total_w
@@ -686,6 +922,22 @@ class _Solver:
         out = frozenset(res)
         memo[key] = out
         return out
+
+
+def _lowest(bits: int, count: int) -> int:
+    """The lowest ``count`` set bits of ``bits``."""
+    out = 0
+    for _ in range(count):
+        low = bits & -bits
+        out |= low
+        bits ^= low
+    return out
+
+
+def _below(lo: int) -> int:
+    """The room for wilds below a table run: its low rank less one, or, once no card can reach
+    it from below, that room (capped) as a number not above 0."""
+    return lo - 1 if lo > 0 else -lo
 
 
 def _fillers(avail: list[tuple[int, int]], places: int, budget: int):

@@ -13,8 +13,8 @@ rest is the stock. The seat left of the dealer starts. A turn: take the top card
 or of the discard pile; then discard a card, or go out. Going out lays down every card but the
 final discard in sets and runs; then every other seat, clockwise from the goer's left, takes a
 last turn: it draws, the referee lays down its melds and lays its cards off onto any melds on
-the table, and it discards. The cards left in a hand score their points. After 11 rounds the lowest
-total wins.
+the table, and it discards. The cards left in a hand score their points. After 11 rounds the
+lowest total wins.
 
 Rulings applied
 ===============
@@ -26,7 +26,11 @@ Rulings applied
 * R3 a set is 3+ cards of one rank (duplicates from several decks allowed); a run is 3+
   consecutive cards of one suit, ace low only (Q-K-A is not a run); a card is in one meld.
 * R4 the wild cards of a meld never outnumber its natural cards; a wild-rank card standing for
-  itself counts as natural.
+  its own rank (and, in a run, its own suit) counts as natural, one standing for another card
+  is a wild. A meld holds at least one card standing for itself. So three 3s in round 1 are a
+  set (three natural), 3♣ 3♦ 3♥ Jo Jo Jo is a set of 3s (three natural, three wild), and
+  Jo Jo 3♣ in round 1 is not a meld (two wild, one natural); 7♠ is natural in 6♠ 7♠ 8♠ with 7s
+  wild, 7♥ in it would be a wild.
 * R5 a turn: draw (stock or discard pile), then one discard action that ends the turn — either
   "discard X" or, when possible, "go out discarding X". The card just taken from the discard
   pile may not be discarded again; decided here: nor may an identical copy of it (the same card
@@ -35,15 +39,26 @@ Rulings applied
 * R6 going out is allowed on any turn (the first included) when every card but the discard can
   go into new melds (jokers too: going out needs a final discard, so 6 cards in two sets of
   three after the draw cannot go out). Then each other seat, clockwise from the goer's left,
-  takes one last turn: draw, discard; the referee lays down its melds and lays cards off onto
-  any melds on the table before the discard, which ends the turn (the rules text) (anybody's, including those laid earlier in the same last turns), at
-  either end of a run and onto sets, respecting the wild limit of the extended meld. Nobody
-  else can go out in the last turns.
+  takes one last turn: it draws and chooses its discard; the referee lays down its melds and
+  lays cards off onto any melds on the table (anybody's, including those laid earlier in the
+  same last turns), at either end of a run and onto sets, respecting the wild limit of the
+  extended meld; then the discard ends the turn (the rules text: nothing is laid after it).
+  Nobody else can go out in the last turns.
 * R7 the referee lays the arrangement that leaves the seat the fewest points, then the fewest
-  cards; among equal ones the first in the solver's fixed search order, which tries lay-offs
+  cards; among equal ones the first in the solver's canonical order, which tries lay-offs
   before new melds, and new melds that make one meld together (7-8-9 and 10-J-Q of a suit)
   are laid as one (melds.py). So a seat's decisions are only where to draw from, what to
-  discard, and whether to go out.
+  discard, and whether to go out. Where the wild cards go, decided here: the melds take the
+  dearest wilds (a joker before a wild-rank card when it counts more) and the cheapest stay in
+  hand. The wilds go, dearest first, to the new melds in the order they were chosen and then
+  to the table's melds in table order; each meld takes the wilds it needs (a gap in a run, the
+  third card of a set or of a two-card run) and, while more are left than the melds need, as
+  many more as its wild limit and the 13 ranks allow. A run's wilds beyond its natural cards go
+  above its top card while there is room up to the king, then below its lowest: 5♠ 6♠ Jo is
+  laid as 5-6-7♠, Q♠ K♠ Jo as J-Q-K♠. A card laid off at a run's end may bring wilds for the
+  ranks between (9♠ onto 4♠ 5♠ 6♠ with two wilds for 7♠ 8♠), and a wild may be laid off alone.
+  A wild laid down keeps the place it was given: 7♠ cannot later take the joker's place in
+  5♠ 6♠ Jo. In the log a last turn's ``lay_down`` comes before its ``discard``.
 * R8 points left in hand: A = 1, 2–10 face value, J 11, Q 12, K 13 (a wild-rank card counts its
   face value), a joker 20 (option ``joker_points``). Lowest total after the last round wins;
   ties share a place.
@@ -108,15 +123,18 @@ private to each seat: its hand), ``draw`` (private to the drawer: the card; to t
 it drew from the stock), ``take`` (a card taken from the discard pile), ``discard``,
 ``rebuild`` (the stock rebuilt), ``go_out`` (the goer, its discard and its melds), ``lay_down``
 (a last turn's new melds, its lay-offs — table meld index, cards, the meld as extended — and
-how many cards the seat keeps after its discard; it comes before that ``discard``), ``round_end`` (every hand shown, the points, the totals, "out"
-or "cap"), ``game_end`` (totals and places).
+how many cards the seat keeps after its discard; it comes before that ``discard``),
+``round_end`` (every hand shown, the points, the totals, "out" or "cap"), ``game_end`` (totals
+and places).
 
 Options
 =======
 ``rounds`` (11; fewer for short games and tests: round r still deals r + 2 cards) ·
 ``joker_points`` (20: what a joker left in hand counts, R8).
 
-Version history: 1 — the first complete engine.
+Version history: 1 — the first complete engine. 2 — issue 14: runs of one span in different
+suits are told apart in last turns (a lay-off was missed); a last turn lays down before its
+discard in the log; a faster solver (the same arrangements).
 """
 from __future__ import annotations
 
