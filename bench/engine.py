@@ -4,6 +4,15 @@
 Each decision is built as the referee builds it — a view for the seat, its legal actions, the
 events it saw — and a random bot picks an index; so the figures include view building. One
 core, one process. Usage: python bench/engine.py [--seconds S] [--game ID] [--players N]
+
+Then Three Thirteen's meld solver: its mean and worst time on random 13-card hands, and its
+worst case over the hands play can reach (``solver_worst_case``): every call the engine makes
+in played games (2–8 seats, random and heuristic bots), and a search for the slowest hands —
+hill climbing from random starts over hands of n cards in the round whose wild rank is n (the
+arrangement; n + 1 cards for going out), up to four decks' worth of each card (16 wild-rank
+cards and 8 jokers with 8 seats), with and without a table of melds laid before (a last turn).
+Each call is timed three times and the least kept; the maximum and the 99th percentile are
+printed, with the slowest hands.
 """
 from __future__ import annotations
 
@@ -54,12 +63,176 @@ def solver_figures(hands: int = 300) -> None:
               f"({len(ts)} random hands)")
 
 
+def _best_ms(fn, *args, reps: int = 3) -> float:
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t0)
+    return 1000 * best
+
+
+def _played_solver_calls(seeds: int) -> list[tuple]:
+    """Every solver call the engine makes in played games: ("arrange", hand, wild, table) at
+    going out and at each last turn, ("going out", hand, wild) at each discard decision."""
+    from cardarena.client.strategies import for_game
+    from cardarena.server.games import three_thirteen as tt
+    from cardarena.server.match import StrategyBot
+
+    calls: list[tuple] = []
+    arrange, going_out = tt.arrange, tt.going_out_discards
+
+    def arrange_logged(hand, wild, table=(), joker_points=20):
+        calls.append(("arrange", list(hand), wild, list(table)))
+        return arrange(hand, wild, table, joker_points)
+
+    def going_out_logged(hand, wild):
+        calls.append(("going out", list(hand), wild, []))
+        return going_out(hand, wild)
+
+    tt.arrange, tt.going_out_discards = arrange_logged, going_out_logged
+    try:
+        for players in range(2, 9):
+            for seed in range(seeds):
+                play_match("three-thirteen", [RandomBot(s) for s in range(players)], seed=seed)
+                play_match("three-thirteen", [StrategyBot(for_game("three-thirteen"))] * players,
+                           seed=seed)
+    finally:
+        tt.arrange, tt.going_out_discards = arrange, going_out
+    return calls
+
+
+def _slowest_hands(rng, steps: int, starts: int) -> list[tuple]:
+    """Hill climbing towards slow solver calls: from random hands (and tables), change a card
+    or a table meld at a time and keep the change when the call gets no faster."""
+    from collections import Counter
+
+    from cardarena.server.games.cards import JOKER
+    from cardarena.server.games.melds import RUN, SET, Meld, arrange, going_out_discards
+
+    def meld_near(cards, wild):
+        c = rng.choice([c for c in cards if c != JOKER] or [0])
+        if rng.random() < 0.35:  # a set of the card's rank, a wild or two among it
+            r = c // 4 + 1
+            k = rng.randrange(3, 6)
+            laid = [(r - 1) * 4 + rng.randrange(4) for _ in range(k)]
+            for i in range(rng.randrange(k // 2 + 1)):
+                laid[i] = JOKER if rng.random() < 0.6 else (wild - 1) * 4 + rng.randrange(4)
+            m = Meld(SET, r, r, tuple(laid))
+        else:  # a run of the card's suit that ends or starts near it
+            k = rng.randrange(3, 7)
+            low = max(1, min(14 - k, c // 4 + 1 + rng.choice((-5, -4, -3, 1, 2, 3))))
+            laid = [(low + i - 1) * 4 + c % 4 for i in range(k)]
+            for _ in range(rng.randrange(k // 2 + 1)):
+                laid[rng.randrange(k)] = JOKER if rng.random() < 0.6 else \
+                    (wild - 1) * 4 + rng.randrange(4)
+            m = Meld(RUN, c % 4, low, tuple(laid))
+        return m if m.is_valid() else None
+
+    def reachable(hand, table, decks):
+        counts = Counter(hand)
+        for m in table:
+            counts.update(m.cards)
+        return all(v <= (2 * decks if c == JOKER else decks) for c, v in counts.items())
+
+    def change(hand, table, wild, with_table):
+        hand, table = list(hand), list(table)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            x = rng.random()
+            if with_table and x < 0.25:
+                m = meld_near(hand, wild)
+                if m and table and (len(table) >= 10 or rng.random() < 0.5):
+                    table[rng.randrange(len(table))] = m
+                elif m:
+                    table.append(m)
+                continue
+            k, c = rng.randrange(len(hand)), rng.choice(hand)
+            if x < 0.4:
+                hand[k] = rng.choice((JOKER, (wild - 1) * 4 + rng.randrange(4), rng.randrange(52)))
+            elif c == JOKER:
+                hand[k] = rng.randrange(52)
+            elif x < 0.7:
+                hand[k] = c // 4 * 4 + rng.randrange(4)  # its rank, another suit
+            else:
+                hand[k] = min(51, max(0, c + rng.choice((-8, -4, 4, 8))))  # its suit, near
+        return hand, table
+
+    found = []
+    for n in (13, 12, 11, 10):
+        for decks in (1, 2, 4):
+            for kind, with_table in (("arrange", False), ("arrange", True), ("going out", False)):
+                size = n + (kind == "going out")
+                for _ in range(starts):
+                    pool = list(range(52)) * decks + [JOKER] * 2 * decks
+                    hand, table = rng.sample(pool, size), []
+                    if with_table:
+                        table = [m for m in (meld_near(hand, n) for _ in range(rng.randrange(1, 9)))
+                                 if m]
+                        if not reachable(hand, table, decks):
+                            table = []
+
+                    def cost(hand, table):
+                        if kind == "arrange":
+                            return _best_ms(arrange, hand, n, table, reps=2)
+                        return _best_ms(going_out_discards, hand, n, reps=2)
+
+                    slowest = cost(hand, table)
+                    for _ in range(steps):
+                        h, t = change(hand, table, n, with_table)
+                        if reachable(h, t, decks):
+                            ms = cost(h, t)
+                            if ms >= slowest:
+                                slowest, hand, table = ms, h, t
+                    found.append((kind, hand, n, table))
+    return found
+
+
+def solver_worst_case(seeds: int = 2, steps: int = 120, starts: int = 2, show: int = 5) -> None:
+    """The meld solver's worst case over the hands play reaches and over a search for slow
+    hands (module docstring): max and 99th percentile per kind of call, and the slowest."""
+    import random
+
+    from cardarena.server.games.cards import CARD_TEXT
+    from cardarena.server.games.melds import arrange, going_out_discards
+
+    def call_ms(call):
+        kind, hand, wild, table = call
+        if kind == "arrange":
+            return _best_ms(arrange, hand, wild, table)
+        return _best_ms(going_out_discards, hand, wild)
+
+    def words(call):
+        kind, hand, wild, table = call
+        text = " ".join(CARD_TEXT[c] for c in sorted(hand))
+        laid = " / ".join(" ".join(CARD_TEXT[c] for c in m.cards) for m in table)
+        return f"{kind}, {wild}s wild: {text}" + (f"  | table: {laid}" if laid else "")
+
+    played = _played_solver_calls(seeds)
+    searched = _slowest_hands(random.Random(14), steps, starts)
+    for name, calls in (("played games", played), ("search for slow hands", searched)):
+        for kind in ("arrange", "going out"):
+            for tabled in (False, True):
+                group = [c for c in calls if c[0] == kind and bool(c[3]) == tabled]
+                if not group:
+                    continue
+                timed = sorted(((call_ms(c), c) for c in group), key=lambda x: x[0])
+                ms = [t for t, _ in timed]
+                p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+                where = "with a table" if tabled else "no table"
+                print(f"meld solver worst case, {name}, {kind} ({where}): max {ms[-1]:.2f} ms, "
+                      f"p99 {p99:.2f} ms ({len(ms)} calls)", flush=True)
+                for t, c in reversed(timed[-show:]):
+                    print(f"    {t:7.2f} ms  {words(c)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="time per game and player count")
     ap.add_argument("--game", action="append", help="only these games")
     ap.add_argument("--players", type=int, action="append", help="only these player counts")
     ap.add_argument("--no-solver", action="store_true", help="skip the meld solver figures")
+    ap.add_argument("--solver-steps", type=int, default=120,
+                    help="hill-climbing steps per start in the search for slow solver hands")
     args = ap.parse_args()
     print(f"{'game':<16}{'players':>8}{'games/s':>12}{'decisions/s':>14}{'ms/game':>10}")
     for gid, cls in games().items():
@@ -72,6 +245,7 @@ def main() -> None:
             print(f"{gid:<16}{n:>8}{gps:>12.1f}{dps:>14.0f}{ms:>10.2f}", flush=True)
     if not args.no_solver and (not args.game or "three-thirteen" in args.game):
         solver_figures()
+        solver_worst_case(steps=args.solver_steps)
 
 
 if __name__ == "__main__":
