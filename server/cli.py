@@ -1078,19 +1078,39 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
     except LedgerError as e:
         raise CliError(str(e)) from None
     bad = 0
+    older: list[int] = []
     bar, update = _count_bar(f"verifying league {league}")
     with bar:
         for k, mid in enumerate(ids):
-            problems = verify_match(ledger.match(mid))
+            problems = _replay(ledger.match(mid), older)
             if problems:
                 bad += 1
                 for p in problems:
                     out.print(f"match {mid}: {p}", markup=False)
             update(k + 1, len(ids))
+    _say_older(older)
     if bad:
         raise CliError(f"league {league}: {bad} of {len(ids)} finished matches do not verify")
-    out.print(f"league {league}: all {len(ids)} finished matches verified (their seeds and steps replay the recorded "
-              "events and results exactly)", markup=False)
+    done = len(ids) - len(older)
+    out.print(f"league {league}: {'all ' if not older else ''}{done} finished matches verified (their seeds and steps "
+              "replay the recorded events and results exactly)", markup=False)
+
+
+def _replay(m, older: list[int]) -> list[str]:
+    """``verify_match``; a match recorded by another rules engine version is noted in ``older``."""
+    from .league import NotReplayable, verify_match
+    try:
+        return verify_match(m)
+    except NotReplayable:
+        older.append(m.id)
+        return []
+
+
+def _say_older(older: list[int]) -> None:
+    if older:
+        shown = ", ".join(map(str, older[:10])) + (", …" if len(older) > 10 else "")
+        out.print(f"{len(older)} finished matches ({shown}) were recorded by another version of their game's "
+                  "rules engine and are not replayed (`match verify ID` says which)", markup=False)
 
 
 # ----------------------------------------------------------------------------- ratings recompute, ledger check
@@ -1121,21 +1141,23 @@ def ledger_check(replay: Annotated[bool, typer.Option("--replay", help="Also rep
                  db: DbOpt = "cardarena.db"):
     """Check the ledger: every finished match complete, nothing counted twice, every rating and its
     history equal to their recomputation (and with --replay, every match log). Exit 1 on problems."""
-    from .league import verify_match
     ledger = open_ledger(db)
     counts = ledger.counts()
     bar, update = _count_bar("checking the ratings")
     with bar:
         problems = ledger.check(progress=update)
     replayed = 0
+    older: list[int] = []
     if replay:
         ids = ledger.match_ids("finished")
         bar, update = _count_bar("replaying the matches")
         with bar:
             for k, mid in enumerate(ids):
-                problems += [f"match {mid}: {p}" for p in verify_match(ledger.match(mid))]
+                problems += [f"match {mid}: {p}" for p in _replay(ledger.match(mid), older)]
                 replayed += 1
                 update(k + 1, len(ids))
+        replayed -= len(older)
+        _say_older(older)
     m = counts["matches"]
     summary = (f"{sum(m.values())} matches ({m['finished']} finished, {m['failed']} failed, {m['running']} running, "
                f"{m['scheduled']} scheduled), {counts['bots']} bots, {counts['leagues']} league{'s' if counts['leagues'] != 1 else ''}")
@@ -1144,7 +1166,8 @@ def ledger_check(replay: Annotated[bool, typer.Option("--replay", help="Also rep
             out.print(p, markup=False)
         raise CliError(f"the ledger has {len(problems)} problem{'s' if len(problems) > 1 else ''} ({summary})")
     out.print(f"ledger OK: {summary}; every finished match is complete and counted once, every rating and its "
-              "history equal their recomputation" + (f", all {replayed} finished matches replay exactly" if replay else ""),
+              "history equal their recomputation" + (f", {'all ' if not older else ''}{replayed} finished matches replay "
+                                                     "exactly" if replay else ""),
               markup=False)
 
 
@@ -1206,9 +1229,8 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         outcome = await referee.play(game, names, seed, options, match_id, time_control=tc, on_events=show)
         if record:
             ledger.claim_match(int(match_id))
-            ledger.record_match(int(match_id), scores=list(outcome.result.scores), places=list(outcome.result.places),
-                                faults=outcome.faults, forfeited=outcome.forfeited, steps=outcome.steps,
-                                events=outcome.events, duration_s=outcome.duration)
+            from .league import record_args
+            ledger.record_match(int(match_id), **record_args(outcome, time.monotonic() - outcome.duration))
         return outcome, match_id
 
     try:

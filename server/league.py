@@ -442,7 +442,8 @@ def record_args(out, t0: float) -> dict:
     """``Ledger.record_match``'s keyword arguments for a played match (plain data only)."""
     return dict(scores=list(out.result.scores), places=list(out.result.places), faults=list(out.faults),
                 forfeited=list(out.forfeited), steps=out.steps, events=out.events,
-                result_details={"faults": [f.to_json() for f in out.fault_log]},
+                result_details={"faults": [f.to_json() for f in out.fault_log],
+                                "engine_version": get(out.game_id).engine_version},
                 duration_s=time.monotonic() - t0)
 
 
@@ -597,14 +598,26 @@ def _plain(value):
     return json.loads(json.dumps(value, default=_jsonable))
 
 
+class NotReplayable(LeagueError):
+    """A match recorded by another version of its game's rules engine (``Game.engine_version``):
+    this release's replay of it may differ without the record being wrong."""
+
+
 def verify_match(m) -> list[str]:
     """Replay a recorded match (a MatchDetail) from its seed and steps; every difference found
-    between the replay and the recorded events and result. Empty: the record is exact."""
+    between the replay and the recorded events and result. Empty: the record is exact. Raises
+    :class:`NotReplayable` for a match recorded by another engine version (records without one
+    were made by version 1)."""
     from .match import Match
     from .referee import place_forfeits_last
 
     if m.status != "finished":
         raise LeagueError(f"match {m.id} is {m.status}; only a finished match can be verified")
+    recorded = (m.result_details or {}).get("engine_version", 1)
+    current = get(m.game).engine_version
+    if recorded != current:
+        raise NotReplayable(f"match {m.id} was recorded by version {recorded} of the {m.game} rules engine and "
+                            f"this release has version {current}: its replay may differ, so it is not verified here")
     problems: list[str] = []
     try:
         match = Match(m.game, len(m.bots), m.seed, m.options, str(m.id))

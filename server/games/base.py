@@ -178,6 +178,10 @@ class Game(ABC):
     #: ``proto/cardarena/v1/<proto_module>.proto``; their JSON equals ``view()`` / ``action_json()``.
     proto_module: ClassVar[str] = ""
     proto_name: ClassVar[str] = ""
+    #: the rules engine's version: raised whenever the same seed, options and steps can replay to
+    #: other events or another result (a rule fixed, a cap counted differently), so that a match
+    #: recorded by another version is told apart from a record that is wrong (``match verify``).
+    engine_version: ClassVar[int] = 1
 
     def __init__(self, players: int, seed: int, options: Mapping[str, Any] | None = None):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:

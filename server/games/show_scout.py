@@ -227,6 +227,7 @@ class ShowScoutGame(Game):
     TURN: ClassVar[tuple[int, ...] | None] = None
     #: turns per round before the round is scored as it stands (S8 / O6); a Scout & Show is one
     TURN_CAP: ClassVar[int] = 200
+    engine_version = 2  # 2: the cap counts whole turns (it counted decisions)
     #: SCOUT: every round opens with the sealed whole-hand flip decision (O2)
     HAS_FLIP: ClassVar[bool] = False
 

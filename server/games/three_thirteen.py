@@ -159,6 +159,7 @@ GO_OUT_CARD: tuple[tuple[str, int], ...] = tuple(("go_out", c) for c in range(53
 
 class ThreeThirteen(Game):
     id = "three-thirteen"
+    engine_version = 2  # 2: runs of one span in different suits are no twins; a last turn lays down first
     title = "Three Thirteen"
     summary = ("Eleven rounds of rummy: 3 cards in the first, 13 in the last, and the number "
                "dealt is wild. Draw, discard, go out with sets and runs; the fewest points win.")

@@ -115,6 +115,30 @@ def test_match_verify_replays_and_finds_a_tampered_log(cli, db):
     one_line_error(code, err, 1, "the ledger has")
 
 
+def test_a_match_of_another_rules_engine_version_is_told_apart_from_a_wrong_record(cli, db):
+    """Every record carries its game's ``engine_version`` (Three Thirteen, SCOUT and Scouting
+    are at 2 since their rules fixes); a match recorded by another version (here: as if by a
+    later release) is not replayed against this release's rules, nor reported as a wrong record;
+    a record without a version was made by version 1."""
+    league_id = fill(db, rounds=1, seats=4)
+    ledger = Ledger(str(db))
+    first, second = [m.id for m in ledger.league_matches(league_id)][:2]
+    assert ledger.match(first).result_details["engine_version"] == 1  # Sixth Card: version 1
+    with ledger.engine.begin() as c:
+        c.execute(text("UPDATE match SET result_details = :d WHERE id = :m"),
+                  {"d": json.dumps({"faults": [], "engine_version": 9}), "m": first})
+        c.execute(text("UPDATE match SET result_details = :d WHERE id = :m"),
+                  {"d": json.dumps({"faults": []}), "m": second})
+    code, _, err = cli("match", "verify", str(first))
+    one_line_error(code, err, 1, "recorded by version 9 of the sixth-card rules engine", "this release has version 1")
+    code, out, _ = cli("match", "verify", str(second))
+    assert code == 0 and f"match {second} verified" in out, "a record without a version is version 1"
+    code, out, _ = cli("match", "verify", "--league", str(league_id))
+    assert code == 0 and "3 finished matches verified" in out and f"1 finished matches ({first})" in out
+    code, out, _ = cli("ledger", "check", "--replay")
+    assert code == 0 and "3 finished matches replay exactly" in out and "another version" in out
+
+
 def test_ledger_check_and_ratings_recompute_give_a_verdict(cli, db):
     fill(db, rounds=1, seats=3)
     code, out, _ = cli("ledger", "check")
