@@ -1270,6 +1270,10 @@ from . import bridge  # noqa: E402  (the stdin/stdout bridge command lives besid
 
 bridge.register(app)
 
+from .web import command as web_command  # noqa: E402  (imports the web stack only when it runs)
+
+web_command.register(app)
+
 
 # ----------------------------------------------------------------------------- entry point
 def _storage_error(e: Exception) -> bool:
