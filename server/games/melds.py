@@ -55,8 +55,12 @@ finds: the first arrangement in the canonical order among those that leave the f
 Going out (:func:`going_out_discards`) first counts the cards no meld could hold (no card of
 their rank, none of their suit near enough): with two of them the hand cannot go out, with one
 only by discarding it. Otherwise one search over the hand collects every discard after which
-the rest melds fully, or, when the hand holds cards the search counts rather than names, one
-search per different discard.
+the rest melds fully (a card the search counts rather than names answers for the others of its
+group), and a state stops being searched once every card it holds is found. Going out is a
+yes-or-no question, so the wild-rank cards are decided there only as naturals in runs or as
+wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank card in it
+natural, R4), so which of them it takes does not matter, and it is made at the end from the
+wild pool, as a count (3 or more cards, no more jokers than wild-rank cards).
 
 Cost: the points left in hand (A = 1 … K = 13, joker ``joker_points``), then the number of
 cards left (so that a joker worth 0 points still counts as unmelded); wild cards left over are
@@ -196,19 +200,8 @@ def going_out_discards(hand: Iterable[int], wild_rank: int) -> list[int]:
     s = _Solver(cards, wild_rank, (), 20)
     if orphans:
         return orphans if s.full_without(orphans[0]) else []
-    if not s.counted:
-        return sorted(s.one_off(s.all_mask, 0, 0, 0))
-    # one search over the hand would tell apart the cards it counts rather than names: try
-    # each different discard instead (one card of a counted group answers for all of them)
-    found: dict[int, bool] = {}
-    out = []
-    for c in dict.fromkeys(cards):
-        group = s.group_of(c)
-        if group not in found:
-            found[group] = s.full_without(c)
-        if found[group]:
-            out.append(c)
-    return out
+    found = s.one_off(s.all_mask, 0, 0, 0)
+    return [c for c in dict.fromkeys(cards) if s.group_of(c) in found]
 
 
 def _orphans(cards: list[int], wild_rank: int) -> list[int]:
@@ -335,6 +328,8 @@ class _Solver:
         self.memo: dict = {}
         self.bounds: dict = {}
         self.out_memo: dict = {}  # going out
+        self.out_jokers = jokers  # the jokers that must go into melds
+        self.group = [self.group_of(c) for c in nat]  # (going out)
 
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
@@ -841,25 +836,31 @@ class _Solver:
 
     # ----- going out: every card melded ----------------------------------------------------
     def full(self, mask: int, need: int, q: int, slack: int) -> bool:
-        """Whether the cards of ``mask`` and the jokers all go into new melds (``q``: the
-        wild-rank cards given to the wild pool so far, less one if a joker is discarded)."""
+        """Whether the cards of ``mask`` and the jokers (``out_jokers`` of them) all go into
+        new melds (``q``: the wild-rank cards given to the wild pool so far). The wild-rank
+        cards are decided only as naturals in runs or as wilds: a set of the wild rank is made
+        at the end from the pool (:meth:`pool_fits`), since which of them it takes does not
+        matter."""
         if not mask:
-            pool = self.jokers + q
-            return need <= pool <= need + slack
+            return self.pool_fits(need, q, slack, self.out_jokers)
         if slack > self.total_w - need:
             slack = self.total_w - need
-        key = (self._counted(mask) if self.counted else mask, need, q, slack)
+        jokers = self.out_jokers
+        key = (self._counted(mask) if self.counted else mask, need, q, slack, jokers)
         memo = self.out_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
         res = False
         # a card no meld can take any more ends the search
-        if need <= self.jokers + q + (mask & self.wmask).bit_count():
+        if need <= jokers + q + (mask & self.wmask).bit_count():
             i = (mask & -mask).bit_length() - 1
             cap = self.total_w
-            if self.isw[i] and self.full(mask ^ (1 << i), need, q + 1, slack):
-                res = True
+            if self.isw[i]:
+                res = self.full(mask ^ (1 << i), need, q + 1, slack) or any(
+                    need + nm <= cap and self.full(mask ^ bits, need + nm, q,
+                                                   min(cap, slack + sm))
+                    for bits, nm, sm, kind, _ in self.options(mask) if kind == RUN)
             else:
                 for bits, nm, sm, _, _ in self.options(mask):
                     if need + nm <= cap and self.full(mask ^ bits, need + nm, q,
@@ -868,6 +869,20 @@ class _Solver:
                         break
         memo[key] = res
         return res
+
+    def pool_fits(self, need: int, q: int, slack: int, jokers: int) -> bool:
+        """Whether the wild pool (``q`` wild-rank cards and ``jokers``) fills the
+        ``need`` of the melds with the rest within their ``slack`` or in a set of the wild rank
+        (R4: its wild-rank cards stand for themselves, so it holds 3 or more cards, no more
+        jokers than wild-rank cards)."""
+        left = jokers + q - need
+        if left < 0:
+            return False
+        if left <= slack:
+            return True
+        if q < 2 or q == 2 and not jokers:  # (no set of the wild rank)
+            return False
+        return max(3, left - slack) <= min(left, q + min(q, jokers))
 
     def group_of(self, card: int) -> int:
         """The counted group (a bitmask) of ``card``, or minus one less its code if none."""
@@ -881,43 +896,59 @@ class _Solver:
     def full_without(self, card: int) -> bool:
         """Whether the hand less one ``card`` goes into new melds entirely."""
         if card == JOKER:
-            return self.full(self.all_mask, 0, -1, 0)
+            self.out_jokers -= 1
+            try:
+                return self.full(self.all_mask, 0, 0, 0)
+            finally:
+                self.out_jokers += 1
         return self.full(self.all_mask ^ 1 << self.by_code[card][-1], 0, 0, 0)
 
 
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
-        """The cards whose discard lets every other card (jokers too) go into new melds."""
+        """The cards whose discard lets every other card (jokers too) go into new melds, each
+        as its :meth:`group_of` (a card of a counted group answers for all of them); the
+        wild-rank cards decided as in :meth:`full`. The search of a state stops once every
+        card it holds is found."""
         if slack > self.total_w - need:
             slack = self.total_w - need
-        key = ("one", mask, need, q, slack)
+        key = ("one", self._counted(mask) if self.counted else mask, need, q, slack)
         memo = self.out_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
+        joker = -1 - JOKER
         if not mask:
-            pool = self.jokers + q
-            res = frozenset((JOKER,)) if self.jokers and need <= pool - 1 <= need + slack \
-                else frozenset()
+            res = frozenset((joker,)) if self.jokers and \
+                self.pool_fits(need, q, slack, self.jokers - 1) else frozenset()
             memo[key] = res
             return res
-        res = set()
+        res: set[int] = set()
         stuck = self.stuck(mask) if need <= self.jokers + q + (mask & self.wmask).bit_count() \
             else -1
         if stuck & (stuck - 1):  # two cards that no meld can take (or no wilds): none
             pass
         elif stuck:  # one: only it can be the discard
             if self.full(mask ^ stuck, need, q, slack):
-                res.add(self.nat[stuck.bit_length() - 1])
+                res.add(self.group[stuck.bit_length() - 1])
         else:
             i = (mask & -mask).bit_length() - 1
             bit = 1 << i
             cap = self.total_w
             if self.full(mask ^ bit, need, q, slack):  # discard this card
-                res.add(self.nat[i])
-            if self.isw[i]:
+                res.add(self.group[i])
+            isw = self.isw[i]
+            if isw:
                 res |= self.one_off(mask ^ bit, need, q + 1, slack)
-            for bits, nm, sm, _, _ in self.options(mask):
-                if need + nm <= cap:
+            every = 0  # how many different discards the state holds, once some are found
+            for bits, nm, sm, kind, _ in self.options(mask):
+                if res:
+                    if not every:
+                        group = self.group
+                        every = len({group[j] for j in range(i, len(group))
+                                     if mask >> j & 1}) + (self.jokers > 0)
+                    if len(res) == every:
+                        break
+                if need + nm <= cap and not (isw and kind == SET):
                     res |= self.one_off(mask ^ bits, need + nm, q, min(cap, slack + sm))
         out = frozenset(res)
         memo[key] = out

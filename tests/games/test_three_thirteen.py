@@ -594,6 +594,19 @@ def test_R6_text_example_going_out_needs_a_final_discard():
     assert going_out_discards(C("4C 4D 4H 8C 8D 8H KS"), 5) == C("KS")
 
 
+def test_R4_R6_going_out_with_a_wild_rank_set():
+    """R4, R6: a set of the wild rank holds wild-rank cards (each natural in it) and at most as
+    many jokers; with Queens wild, Q♣ Q♦ Jo Jo goes out over a third joker, Q♣ Q♦ Jo Jo Jo over
+    5♠ does not; and a four-deck hand with nine Queens goes out over any card but a second copy
+    (issue 14: the search counts the Queens of that set instead of naming them)."""
+    assert going_out_discards(C("QC QD Jo Jo Jo"), 12) == C("Jo")
+    assert going_out_discards(C("QC QD Jo Jo Jo 5S"), 12) == []
+    assert going_out_discards(C("QC QD QH Jo Jo Jo Jo 5S"), 12) == []
+    hand = C("8S 9S QC QC QC QD QD QH QH QS KC KD KS")
+    assert going_out_discards(hand, 12) == sorted(set(hand))
+    assert going_out_discards(C("8S 9S QC QD KC KD KS 5H"), 12) == C("5H")  # (Queens as wilds)
+
+
 def test_R6_go_out_on_the_first_turn_then_last_turns_clockwise_with_lay_offs():
     """R6, R7: a seat may go out on its first turn; then every other seat, clockwise from the
     goer's left, takes one last turn (draw, discard; the referee lays its melds and lays cards
