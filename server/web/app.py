@@ -5,17 +5,24 @@
 ``static/`` at ``/static``; the API lives under ``/api/v1/`` with FastAPI's OpenAPI schema at
 ``/api/v1/openapi.json``. Ledger calls are blocking (SQLAlchemy), so route functions are plain
 ``def`` and run in FastAPI's thread pool, never on the event loop.
+
+Errors: under ``/api/`` an unknown name or id is FastAPI's JSON ``{"detail": …}`` with 404, a bad
+query parameter its 422; a page answers the same status with an HTML page that says it in words.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException
 
 HERE = Path(__file__).resolve().parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+API = "/api/"
 
 
 def ledger_of(request: Request):
@@ -23,11 +30,32 @@ def ledger_of(request: Request):
     return request.app.state.ledger
 
 
+def _error_page(request: Request, status: int, message: str):
+    return templates.TemplateResponse(request, "error.html", {"status": status, "message": message},
+                                      status_code=status)
+
+
+async def _http_error(request: Request, exc: HTTPException):
+    if request.url.path.startswith(API):
+        return await http_exception_handler(request, exc)
+    message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else f"no page {request.url.path}"
+    return _error_page(request, exc.status_code, str(message))
+
+
+async def _bad_request(request: Request, exc: RequestValidationError):
+    if request.url.path.startswith(API):
+        return await request_validation_exception_handler(request, exc)
+    words = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors())
+    return _error_page(request, 422, words)
+
+
 def create_app(ledger) -> FastAPI:
     app = FastAPI(title="cardarena", openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs",
                   redoc_url=None)
     app.state.ledger = ledger
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _bad_request)
     from . import api, pages, replay  # their routers
     app.include_router(api.router)
     app.include_router(replay.router)

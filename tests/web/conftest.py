@@ -5,17 +5,19 @@ and headless Chromium from Debian's packages driven by Selenium.
 programs (two heuristic, two random) that play a duplicate round-robin Sixth Card league over
 real gRPC into a SQLite file; a fifth bot is registered with `cardarena bot add` and its token
 kept, so tests can look for it where it must never be.
-``app`` and ``client``: :func:`cardarena.server.web.app.create_app` over that ledger, and
-FastAPI's in-process httpx client. ``site`` serves the app with uvicorn on a free 127.0.0.1 port in
-a thread and gives its base URL. ``browser`` is Chromium (``/usr/bin/chromium`` through
-``/usr/bin/chromedriver``: Selenium Manager never runs, nothing downloads a browser); without
-those the browser tests skip, except under CI (``CI`` set), where they fail. ``screenshot(name)``
-saves the page under ``$CARDARENA_SCREENSHOTS`` (else the pytest temporary folder) and returns the
-number of distinct colours in it, counted by the browser itself from the PNG.
+``app`` is :func:`cardarena.server.web.app.create_app` over that ledger; ``site`` serves it with
+uvicorn on a free 127.0.0.1 port in a thread and gives its base URL (the ``serve`` fixture does
+the same for any app: ``with serve(app) as url``), and ``client`` is an httpx client of that URL.
+``browser`` is Chromium (``/usr/bin/chromium`` through ``/usr/bin/chromedriver``: Selenium Manager
+never runs, nothing downloads a browser); without those the browser tests skip, except under CI
+(``CI`` set), where they fail. ``screenshot(name)`` saves the page under ``$CARDARENA_SCREENSHOTS``
+(else the pytest temporary folder) and returns the number of distinct colours in it, counted by
+the browser itself from the PNG.
 """
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import subprocess
 import sys
@@ -23,6 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -78,30 +81,43 @@ def app(ledger):
     return create_app(ledger)
 
 
-@pytest.fixture(scope="session")
-def client(app):
-    """httpx through FastAPI's TestClient: the app in-process, no socket."""
-    from fastapi.testclient import TestClient
-    with TestClient(app) as c:
-        yield c
-
-
-@pytest.fixture(scope="session")
-def site(app) -> str:
-    """The app served by uvicorn on a free 127.0.0.1 port in a thread; its base URL."""
+@contextlib.contextmanager
+def serving(app) -> Iterator[str]:
+    """``app`` served by uvicorn on a free 127.0.0.1 port in a thread, for the block; its base URL."""
     import uvicorn
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def serve():
+    """``with serve(app) as url``: any app served by uvicorn for the block (:func:`serving`)."""
+    return serving
+
+
+@pytest.fixture(scope="session")
+def site(app) -> Iterator[str]:
+    """The app over the league's ledger, served by uvicorn; its base URL."""
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def client(site):
+    """An httpx client of :func:`site` (relative URLs: ``client.get("/api/v1/games")``)."""
+    import httpx
+    with httpx.Client(base_url=site, timeout=30) as c:
+        yield c
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,117 @@
+"""The pages: the API's nouns without its prefix, server-rendered, working without JavaScript.
+
+==========================  ====================================================================
+``/``                       the games (with their rated bots) and the latest results
+``/games/{game}``           the leaderboard: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place,
+                            and each bot's μ − 3σ over its matches as a small SVG line
+``/bots/{name}``            ratings per game with their history charts, recent matches, faults by
+                            kind, forfeits, and what the ledger keeps of time (match durations)
+``/leagues``                the leagues with their progress
+``/leagues/{id}``           settings, progress, standings with 95 % intervals, mean place by seat,
+                            head-to-head, duplicate sets, recent matches
+``/matches``                matches, newest first (``?game=&bot=&league=&limit=`` as the API)
+``/matches/{id}``           seats, result, faults, rating changes, the play-by-play (the text of
+                            `cardarena match show`), and a link to its replay viewer
+==========================  ====================================================================
+
+Every page renders the answer of the matching API function (:mod:`cardarena.server.web.api`),
+so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``). Cards in the
+text are drawn with their suits in colour (``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart).
+"""
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup, escape
+
+from . import api, charts
+from .app import ledger_of, templates
+
+router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+#: A card in the games' text: rank and suit (``10♥``, ``Q♠``) or a joker (``Jo``).
+CARD = re.compile(r"(?<![\w/])(?:(10|[2-9AJQK])([♣♦♥♠])|Jo)(?![\w/])")
+RED = "♥♦"
+
+
+def cards(text) -> Markup:
+    """Text with every card wrapped in a span coloured by its suit (the rest escaped)."""
+    out, last = [], 0
+    text = str(text)
+    for m in CARD.finditer(text):
+        out.append(escape(text[last:m.start()]))
+        colour = "joker" if m.group(2) is None else "red" if m.group(2) in RED else "black"
+        out.append(Markup('<span class="card {}">{}</span>').format(colour, m.group(0)))
+        last = m.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
+def num(value, digits: int = 2) -> str:
+    """A number rounded for reading, or – when there is none."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+templates.env.filters["cards"] = cards
+templates.env.filters["num"] = num
+
+
+def page(request: Request, name: str, **context) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context)
+
+
+@router.get("/")
+def home(request: Request):
+    ledger = ledger_of(request)
+    return page(request, "home.html", games=api.game_list(ledger),
+                results=api.match_list(ledger, limit=api.RECENT), leagues=api.league_list(ledger)[-5:][::-1])
+
+
+@router.get("/games/{game}")
+def game(request: Request, game: str):
+    ledger = ledger_of(request)
+    cls = api.check_game(game)
+    rows = api.game_ratings(ledger, game)
+    for r in rows:
+        r["sparkline"] = charts.sparkline(api.history_json(ledger.rating_history(r["bot"], game)),
+                                          f"{r['bot']}: μ − 3σ over its matches")
+    return page(request, "game.html", game=game, title=cls.title, summary=cls.summary, rows=rows)
+
+
+@router.get("/bots/{name}")
+def bot(request: Request, name: str):
+    d = api.bot_detail(ledger_of(request), name)
+    for r in d["ratings"]:
+        r["chart"] = charts.history_chart(r["history"], f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
+    return page(request, "bot.html", **d)
+
+
+@router.get("/leagues")
+def leagues(request: Request):
+    return page(request, "leagues.html", leagues=api.league_list(ledger_of(request)))
+
+
+@router.get("/leagues/{league_id}")
+def league(request: Request, league_id: int):
+    d = api.league_detail(ledger_of(request), league_id)
+    table = d["standings"]["table"]
+    pairs = {a["bot"]: {b["bot"]: None for b in table} for a in table}  # head-to-head, in standings order
+    for h in d["standings"]["head_to_head"]:
+        pairs[h["bot"]][h["other"]] = h
+    return page(request, "league.html", pairs=pairs, **d)
+
+
+@router.get("/matches")
+def matches(request: Request, game: str | None = None, bot: str | None = None, league: int | None = None,
+            limit: Annotated[int, Query(ge=1, le=500)] = 50):
+    found = api.match_list(ledger_of(request), game, bot, league, limit)
+    return page(request, "matches.html", matches=found, game=game, bot=bot, league=league)
+
+
+@router.get("/matches/{match_id}")
+def match(request: Request, match_id: int):
+    m = api.match_detail(ledger_of(request), match_id)
+    return page(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]})
