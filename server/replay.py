@@ -1,0 +1,124 @@
+"""A recorded match rebuilt at any step, for the replay viewer and its API (issue 15, point 3).
+
+A match is replayed from its seed, options and steps (the choices by index, as
+:func:`cardarena.server.match.replay` does). Step ``k`` is the state after the first ``k``
+steps: ``k = 0`` is the deal (before the first decision), ``k = len(steps)`` the end. At a step
+``k < len(steps)`` the seats in ``to_act()`` decide, and ``steps[k]`` holds their choices.
+The events of step ``k`` are those the match log numbers ``k``: the setup's at 0, then the
+events that applying ``steps[k - 1]`` made (the same numbering as ``Match.log`` and the
+ledger's event log).
+
+What one seat is shown at a step is exactly what the referee sent it: ``game.view(seat)``, the
+dict the referee encodes into its Decision, with the labels of its legal actions in their
+canonical order (the index a bot answers is an index into that list). Nothing here is meant for
+a running match: only a finished match is public in full (the caller checks).
+
+Cost: a :class:`Replay` plays the whole match once when it is made (to know every step's
+events and that the record replays) and keeps a copy of the game every ``every`` steps
+(checkpoints) and one *cursor*, the game at the step asked for last. A step at or a little
+after the cursor advances it (stepping forward costs one step); any other step starts from the
+nearest checkpoint before it, so no request replays more than ``every`` steps. Memory is
+``len(steps) / every`` copies of the game. A Replay is safe to share between threads (one
+lock); what it returns are the engines' views and snapshots, which share nothing the game
+changes later (``Game.views``).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .games import Event, Game, new_game
+
+
+class ReplayError(Exception):
+    """The record does not replay (a step that is not legal, a game over too early)."""
+
+
+class Replay:
+    """One recorded match, replayable to any step ``0 … len(steps)``."""
+
+    def __init__(self, game_id: str, players: int, seed: int, options: Mapping[str, Any] | None,
+                 steps: Sequence[Mapping[Any, int]], every: int = 32):
+        self.game_id = game_id
+        self.players = players
+        self.steps: list[dict[int, int]] = [{int(s): int(i) for s, i in c.items()} for c in steps]
+        self.every = every
+        game = new_game(game_id, players, seed, options)
+        #: the events of each step, ``events[k]`` made by reaching step k (0: the setup)
+        self.events: list[list[Event]] = [list(game.opening_events())]
+        self._checkpoints: dict[int, Game] = {}
+        for k in range(len(self.steps)):
+            if k % every == 0:
+                self._checkpoints[k] = game.copy()
+            if game.is_over():
+                raise ReplayError(f"the game is over after step {k}, but {len(self.steps)} steps are recorded")
+            self.events.append(self._apply(game, k))
+        if not game.is_over():
+            raise ReplayError(f"the game is not over after the {len(self.steps)} recorded steps")
+        self._checkpoints[len(self.steps)] = game.copy()
+        self._cursor: tuple[int, Game] = (len(self.steps), game)
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        """The number of steps; the last step number."""
+        return len(self.steps)
+
+    def _apply(self, game: Game, k: int) -> list[Event]:
+        """Apply ``steps[k]`` to ``game`` (which is at step k); its events."""
+        actions = {}
+        for seat, index in self.steps[k].items():
+            legal = game.legal_actions(seat)
+            if not 0 <= index < len(legal):
+                raise ReplayError(f"step {k + 1} does not replay: seat {seat} chose {index}, "
+                                  f"legal are 0…{len(legal) - 1}")
+            actions[seat] = legal[index]
+        return list(game.apply(actions))
+
+    def _game_at(self, k: int) -> Game:
+        """The game at step ``k``, made the cursor (call with the lock held)."""
+        at, game = self._cursor
+        if not at <= k < at + self.every:
+            at = k if k in self._checkpoints else k - k % self.every
+            game = self._checkpoints[at].copy()
+        while at < k:
+            self._apply(game, at)
+            at += 1
+        self._cursor = (k, game)
+        return game
+
+    def step(self, k: int, seat: int | None = None) -> dict:
+        """Step ``k`` as plain JSON: omniscient (``seat`` None) or as ``seat`` was shown it.
+
+        Keys: ``step``, ``steps`` (the total), ``seat``, ``to_act``, ``over``; omniscient:
+        ``state`` (``Game.state_json()``: every hand, the table, the stock), ``decisions`` (per
+        seat to act: its ``actions`` in words and its ``choice``, the index into them),
+        ``events`` (each ``{"seats": [...] | None, "data": {...}}``, None: seen by everyone);
+        for a seat: ``view`` (exactly ``game.view(seat)``, the dict the referee encodes),
+        ``decisions`` (one entry if the seat decides at step k, else none) and ``events`` (the
+        ``data`` of the events of step k that seat saw). At the end, ``result``.
+        """
+        if not 0 <= k <= self.total:
+            raise IndexError(f"step {k} is not in 0…{self.total}")
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat} is not in 0…{self.players - 1}")
+        with self._lock:
+            game = self._game_at(k)
+            to_act = list(game.to_act()) if k < self.total else []
+            seats = to_act if seat is None else [s for s in to_act if s == seat]
+            decisions = [{"seat": s, "actions": [game.action_label(a) for a in game.legal_actions(s)],
+                          "choice": self.steps[k][s]} for s in seats]
+            out: dict[str, Any] = {"step": k, "steps": self.total, "seat": seat, "to_act": to_act,
+                                   "over": k == self.total}
+            if seat is None:
+                out["state"] = game.state_json()
+                out["events"] = [{"seats": None if ev.seats is None else sorted(ev.seats), "data": ev.data}
+                                 for ev in self.events[k]]
+            else:
+                out["view"] = game.view(seat)
+                out["events"] = [ev.data for ev in self.events[k] if ev.visible_to(seat)]
+            out["decisions"] = decisions
+            if k == self.total:
+                out["result"] = game.result().to_json()
+            return out
