@@ -1,12 +1,111 @@
 """The ``cardarena web`` command (registered on the CLI's app like ``bridge``). It imports the
-web stack only when it runs, so the CLI works without the ``web`` extra installed."""
+web stack only when it runs, so the CLI works without the ``web`` extra installed.
+
+``cardarena web --db DB --address HOST:PORT`` (default ``127.0.0.1:8080``; port 0 takes a free
+one) opens an existing ledger, binds the address, prints the URL of the pages and serves them
+and the JSON API with uvicorn until Ctrl-C (one line, exit 130) or SIGTERM (one line, 143). As every
+command of the CLI, a known failure is one line and exit 1: a ledger that does not exist (the
+web only reads: it never makes an empty one), a damaged one, an address that cannot be bound,
+the web extra not installed (``pip install 'cardarena[web]'``).
+"""
 from __future__ import annotations
 
+import signal
+import socket
+import threading
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+DEFAULT_ADDRESS = "127.0.0.1:8080"
+
+
+def _missing_file(db: str) -> bool:
+    """A ledger given as a file path that does not exist (URLs and ``:memory:`` are not files)."""
+    return bool(db.strip()) and "://" not in db and db != ":memory:" and not Path(db).expanduser().exists()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    return sock
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def web():
+    def web(db: Annotated[str, typer.Option("--db", envvar="CARDARENA_DB",
+                                            help="Ledger: a SQLite file or an SQLAlchemy URL.")] = "cardarena.db",
+            address: Annotated[str, typer.Option("--address", help="HOST:PORT to serve on (port 0: a free one).")]
+            = DEFAULT_ADDRESS):
         """Serve the pages and the JSON API over a ledger (needs the web extra)."""
-        raise typer.Exit(1)
+        from cardarena.server import cli  # the CLI's own checks and messages
+        try:
+            check_extra()
+            cli.check_address(address, "--address")
+            if _missing_file(db):
+                raise cli.CliError(f"no ledger at {db!r} (play a league into it first, e.g. `cardarena demo`)")
+            ledger = cli.open_ledger(db)
+            host, _, port = address.rpartition(":")
+            try:
+                sock = _bind(host, int(port))
+            except OSError as e:
+                raise cli.CliError(f"cannot listen on {address}: {e.strerror or e}") from None
+        except cli.CliError as e:  # said here: under `python -m`, the running CLI is another module object
+            cli.err.print(f"cardarena: {e}", markup=False)
+            raise typer.Exit(e.code) from None
+        try:
+            serve(ledger, sock, cli.out)
+        except Signalled as e:
+            cli.err.print(f"cardarena: stopped by {signal.Signals(e.signum).name}", markup=False)
+            raise typer.Exit(128 + e.signum) from None
+
+
+def check_extra() -> None:
+    from cardarena.server.cli import CliError
+    try:
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as e:
+        raise CliError(f"the web needs {e.name}: pip install 'cardarena[web]'") from None
+
+
+class Signalled(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _signalled(signum, frame):
+    raise Signalled(signum)
+
+
+def serve(ledger, sock: socket.socket, out) -> None:
+    """Serve the app over ``ledger`` on the bound ``sock`` until a signal stops uvicorn.
+
+    uvicorn answers SIGINT and SIGTERM by shutting down, then raises the signal again under the
+    handler it found: Ctrl-C ends as the CLI's KeyboardInterrupt (one line, 130), SIGTERM (and
+    SIGHUP, which uvicorn leaves alone) as :class:`Signalled`.
+    """
+    import uvicorn
+
+    from .app import create_app
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    out.print(f"cardarena web: http://{shown}:{port}/ (Ctrl-C stops)", markup=False)
+    config = uvicorn.Config(create_app(ledger), log_level="warning", lifespan="off")
+    main = threading.current_thread() is threading.main_thread()  # only it may take signals
+    previous = {sig: signal.signal(sig, _signalled) for sig in (signal.SIGTERM, signal.SIGHUP)} if main else {}
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
