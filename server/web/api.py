@@ -35,7 +35,7 @@ import math
 from collections import Counter
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from sqlmodel import select
 
 from cardarena.ratings import LedgerError, standings
@@ -46,6 +46,11 @@ from .app import ledger_of
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 Ledger = Annotated[Any, Depends(ledger_of)]
+ID_MAX = 2 ** 63 - 1  # ids are SQL BIGINTs: a larger number is a bad parameter (422), not a crash
+MatchId = Annotated[int, Path(ge=1, le=ID_MAX)]
+LeagueId = Annotated[int, Path(ge=1, le=ID_MAX)]
+LeagueQuery = Annotated[int | None, Query(ge=1, le=ID_MAX)]
+Limit = Annotated[int, Query(ge=1, le=500)]
 
 #: League settings that describe the organizer's machine, not the league: never shown.
 PRIVATE_SETTINGS = ("commands", "workdir")
@@ -217,19 +222,19 @@ def api_leagues(ledger: Ledger) -> list[dict]:
 
 
 @router.get("/leagues/{league_id}")
-def api_league(league_id: int, ledger: Ledger) -> dict:
+def api_league(league_id: LeagueId, ledger: Ledger) -> dict:
     """A league: settings, progress, standings, head-to-head, duplicate sets, recent matches."""
     return league_detail(ledger, league_id)
 
 
 @router.get("/matches")
-def api_matches(ledger: Ledger, game: str | None = None, bot: str | None = None, league: int | None = None,
-                limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[dict]:
+def api_matches(ledger: Ledger, game: str | None = None, bot: str | None = None, league: LeagueQuery = None,
+                limit: Limit = 50) -> list[dict]:
     """Matches, newest first."""
     return match_list(ledger, game, bot, league, limit)
 
 
 @router.get("/matches/{match_id}")
-def api_match(match_id: int, ledger: Ledger) -> dict:
+def api_match(match_id: MatchId, ledger: Ledger) -> dict:
     """A match: seats, result, faults, rating changes, play-by-play, steps and event log."""
     return match_detail(ledger, match_id)

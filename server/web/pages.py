@@ -21,9 +21,7 @@ text are drawn with their suits in colour (``cards`` filter: ♥ ♦ red, ♣ �
 from __future__ import annotations
 
 import re
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
@@ -95,7 +93,7 @@ def leagues(request: Request):
 
 
 @router.get("/leagues/{league_id}")
-def league(request: Request, league_id: int):
+def league(request: Request, league_id: api.LeagueId):
     d = api.league_detail(ledger_of(request), league_id)
     table = d["standings"]["table"]
     pairs = {a["bot"]: {b["bot"]: None for b in table} for a in table}  # head-to-head, in standings order
@@ -105,13 +103,13 @@ def league(request: Request, league_id: int):
 
 
 @router.get("/matches")
-def matches(request: Request, game: str | None = None, bot: str | None = None, league: int | None = None,
-            limit: Annotated[int, Query(ge=1, le=500)] = 50):
+def matches(request: Request, game: str | None = None, bot: str | None = None, league: api.LeagueQuery = None,
+            limit: api.Limit = 50):
     found = api.match_list(ledger_of(request), game, bot, league, limit)
     return page(request, "matches.html", matches=found, game=game, bot=bot, league=league)
 
 
 @router.get("/matches/{match_id}")
-def match(request: Request, match_id: int):
+def match(request: Request, match_id: api.MatchId):
     m = api.match_detail(ledger_of(request), match_id)
     return page(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]})

@@ -42,8 +42,10 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 class League:
     db: Path
     league_id: int
-    bots: tuple[str, ...]
-    token: str  # REGISTERED's token, which no page or answer may show
+    game: str
+    bots: tuple[str, ...]  # the heuristic bots first, then the random ones
+    registered: str  # a bot that played nothing
+    token: str  # its token, which no page or answer may show
 
 
 def cardarena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -63,7 +65,7 @@ def league(tmp_path_factory) -> League:
     cardarena("league", "run", "--game", GAME, *bots, "--seats", "3", "--rounds", "1", "--duplicate",
               "--seed", "4", "--db", str(db), "--log-dir", str(where / "logs"), cwd=where)
     token = cardarena("bot", "add", REGISTERED, "--db", str(db), cwd=where).stdout.strip().splitlines()[-1]
-    return League(db, 1, STRONG + WEAK, token)
+    return League(db, 1, GAME, STRONG + WEAK, REGISTERED, token)
 
 
 @pytest.fixture(scope="session")
