@@ -329,7 +329,12 @@ class _Solver:
         self.bounds: dict = {}
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
-        self.group = [self.group_of(c) for c in nat]  # (going out)
+        #: for going out: each card's counted group, or minus one less its code (:meth:`group_of`)
+        self.group = group = [-1 - c for c in nat]
+        for g, _ in self.counted:
+            for j in range(n):
+                if g >> j & 1:
+                    group[j] = g
 
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
@@ -886,12 +891,7 @@ class _Solver:
 
     def group_of(self, card: int) -> int:
         """The counted group (a bitmask) of ``card``, or minus one less its code if none."""
-        if card != JOKER:
-            j = self.by_code[card][0]
-            for g, _ in self.counted:
-                if g >> j & 1:
-                    return g
-        return -1 - card
+        return -1 - card if card == JOKER else self.group[self.by_code[card][0]]
 
     def full_without(self, card: int) -> bool:
         """Whether the hand less one ``card`` goes into new melds entirely."""
