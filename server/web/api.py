@@ -103,7 +103,7 @@ def history_json(changes) -> list[dict]:
 
 
 def _seat_records(ledger, name: str) -> list[tuple]:
-    """(faults, forfeited, the match's fault log, duration) of every finished match of the bot."""
+    """(seat, faults, forfeited, the match's result details, duration) of each finished match of the bot."""
     with ledger._read() as session:  # the Ledger has no query of one bot's seats yet
         bot_id = session.exec(select(Bot.id).where(Bot.name == name)).first()
         q = (select(Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)

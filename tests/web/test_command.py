@@ -62,10 +62,11 @@ def test_it_serves_at_the_url_it_prints_until_a_signal(league, sig, code, words)
         url = re.fullmatch(r"cardarena web: (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops\)\n", line).group(1)
         assert httpx.get(url + "api/v1/leagues").json()[0]["id"] == league.league_id
         assert "Sixth Card" in httpx.get(url + "games/sixth-card").text
-        taken = subprocess.run([*CLI, "web", "--db", str(league.db), "--address", url[len("http://"):-1]],
-                               capture_output=True, text=True, timeout=60)
-        assert taken.returncode == 1
-        one_line(taken.stderr, "cannot listen on")
+        if sig == signal.SIGINT:  # once is enough: a second `web` on the same address
+            taken = subprocess.run([*CLI, "web", "--db", str(league.db), "--address", url[len("http://"):-1]],
+                                   capture_output=True, text=True, timeout=60)
+            assert taken.returncode == 1
+            one_line(taken.stderr, "cannot listen on")
         web.send_signal(sig)
         out, err = web.communicate(timeout=20)
     finally:
