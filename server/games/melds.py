@@ -201,7 +201,7 @@ def going_out_discards(hand: Iterable[int], wild_rank: int) -> list[int]:
     if orphans:
         return orphans if s.full_without(orphans[0]) else []
     found = s.one_off(s.all_mask, 0, 0, 0)
-    return [c for c in dict.fromkeys(cards) if s.group_of(c) in found]
+    return [c for c in dict.fromkeys(cards) if s.group_of(c) in found] if found else []
 
 
 def _orphans(cards: list[int], wild_rank: int) -> list[int]:
@@ -266,12 +266,12 @@ class _Solver:
         self.wmask = wmask
         self.by_code = by_code
         #: the cards above each rank (bitmasks; the cards go rank by rank)
-        self.above = above = []
-        low = 0
-        for r in range(15):
-            while low < n and rank[low] <= r:
-                low += 1
-            above.append(all_mask ^ ((1 << low) - 1))
+        self.above = above = [all_mask] * 15
+        below = 0
+        for r in range(1, 14):
+            below |= rank_mask[r]
+            above[r] = all_mask ^ below
+        above[14] = 0
         #: the most wilds the pool can ever hold: every joker and every wild-rank card
         self.total_w = total_w = jokers + wmask.bit_count()
         self._rank_groups: dict[int, list[list[int]]] = {}
@@ -314,14 +314,15 @@ class _Solver:
         self._levels: dict[int, tuple[dict, int, list[int]]] = {}  # by the wilds still free
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
-        groups: dict[int, list] = {}
+        codes: dict[int, list] = {}
         for c, idx in by_code.items():
-            j = idx[0]
-            if gap[j] > total_w and not self._run_mates(j, total_w):
-                groups.setdefault(rank[j], []).append(idx)
+            codes.setdefault(c // 4, []).append(idx)
         self.counted = []
-        for idxs in groups.values():
+        for idxs in codes.values():
             if len(idxs) > 1:  # (cards of different suits)
+                idxs = [idx for idx in idxs
+                        if gap[idx[0]] > total_w and not self._run_mates(idx[0], total_w)]
+            if len(idxs) > 1:
                 g = sum(1 << j for idx in idxs for j in idx)
                 self.counted.append((g, [_lowest(g, k) for k in range(g.bit_count() + 1)]))
         self.counted_all = sum(g for g, _ in self.counted)
@@ -857,8 +858,7 @@ class _Solver:
         if hit is not None:
             return hit
         res = False
-        # a card no meld can take any more ends the search
-        if need <= jokers + q + (mask & self.wmask).bit_count():
+        if need <= jokers + q + (mask & self.wmask).bit_count():  # (else too few wilds)
             i = (mask & -mask).bit_length() - 1
             cap = self.total_w
             if self.isw[i]:
@@ -902,7 +902,6 @@ class _Solver:
             finally:
                 self.out_jokers += 1
         return self.full(self.all_mask ^ 1 << self.by_code[card][-1], 0, 0, 0)
-
 
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
         """The cards whose discard lets every other card (jokers too) go into new melds, each
