@@ -597,8 +597,8 @@ def test_R6_text_example_going_out_needs_a_final_discard():
 def test_R4_R6_going_out_with_a_wild_rank_set():
     """R4, R6: a set of the wild rank holds wild-rank cards (each natural in it) and at most as
     many jokers; with Queens wild, Q♣ Q♦ Jo Jo goes out over a third joker, Q♣ Q♦ Jo Jo Jo over
-    5♠ does not; and a four-deck hand with nine Queens goes out over any card but a second copy
-    (issue 14: the search counts the Queens of that set instead of naming them)."""
+    5♠ does not; a four-deck hand with nine Queens goes out whatever it discards (issue 14:
+    the search takes the Queens of that set as a count), and Queens also serve as wilds."""
     assert going_out_discards(C("QC QD Jo Jo Jo"), 12) == C("Jo")
     assert going_out_discards(C("QC QD Jo Jo Jo 5S"), 12) == []
     assert going_out_discards(C("QC QD QH Jo Jo Jo Jo 5S"), 12) == []
