@@ -1,7 +1,7 @@
 """The JSON API under ``/api/v1/``: the same nouns as the pages, read-only, from the ledger.
 
 =====================================  =========================================================
-``/api/v1/games``                      the registered games, with their rated bots and matches
+``/api/v1/games``                      the registered games, each with how many bots it rates
 ``/api/v1/games/{game}/ratings``       the game's rating table (rank, bot, μ, σ, μ − 3σ, …)
 ``/api/v1/bots/{name}``                a bot: ratings per game with their history, recent
                                        matches, faults by kind, forfeits, match durations

@@ -38,8 +38,8 @@ def _error_page(request: Request, status: int, message: str):
 async def _http_error(request: Request, exc: HTTPException):
     if request.url.path.startswith(API):
         return await http_exception_handler(request, exc)
-    message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else f"no page {request.url.path}"
-    return _error_page(request, exc.status_code, str(message))
+    message = f"no page {request.url.path}" if exc.detail == "Not Found" else str(exc.detail)
+    return _error_page(request, exc.status_code, message)
 
 
 async def _bad_request(request: Request, exc: RequestValidationError):

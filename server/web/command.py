@@ -3,10 +3,10 @@ web stack only when it runs, so the CLI works without the ``web`` extra installe
 
 ``cardarena web --db DB --address HOST:PORT`` (default ``127.0.0.1:8080``; port 0 takes a free
 one) opens an existing ledger, binds the address, prints the URL of the pages and serves them
-and the JSON API with uvicorn until Ctrl-C (one line, exit 130) or SIGTERM (one line, 143). As every
-command of the CLI, a known failure is one line and exit 1: a ledger that does not exist (the
-web only reads: it never makes an empty one), a damaged one, an address that cannot be bound,
-the web extra not installed (``pip install 'cardarena[web]'``).
+and the JSON API with uvicorn until Ctrl-C (one line, exit 130) or SIGTERM or SIGHUP (one line,
+128 + the signal). As every command of the CLI, a known failure is one line and exit 1: a ledger
+that does not exist (the web only reads: it never makes an empty one), a damaged one, an address
+that cannot be bound, the web extra not installed (``pip install 'cardarena[web]'``).
 """
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ def register(app: typer.Typer) -> None:
         from cardarena.server import cli  # the CLI's own checks and messages
         try:
             check_extra()
+            if address.startswith("unix:"):
+                raise typer.BadParameter("the web serves on HOST:PORT, not a unix socket", param_hint="--address")
             cli.check_address(address, "--address")
             if _missing_file(db):
                 raise cli.CliError(f"no ledger at {db!r} (play a league into it first, e.g. `cardarena demo`)")

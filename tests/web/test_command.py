@@ -38,7 +38,7 @@ def test_a_damaged_ledger_is_one_line(cli, tmp_path):
     one_line(err, "bad.db")
 
 
-@pytest.mark.parametrize("address", ["8080", "127.0.0.1:70000", "host:port"])
+@pytest.mark.parametrize("address", ["8080", "127.0.0.1:70000", "host:port", "unix:/tmp/web.sock"])
 def test_a_bad_address_is_a_bad_argument(cli, league, address):
     code, _, err = cli("web", "--db", str(league.db), "--address", address)
     assert code == 2
