@@ -147,21 +147,20 @@ def step_api(request: Request, match_id: int, k: int, seat: int | None = SeatQue
 
 
 def _page_context(request: Request, r: Replayed, k: int, seat: int | None) -> dict[str, Any]:
-    """What replay_step.html draws: the step, the hands by seat, the table's view."""
+    """What replay_step.html draws: the step, the hands by seat (face down where the seat may not
+    see them), the view the table is drawn from, the events in words."""
     step = _step(r, k, seat)
-    players = len(r.bots)
     if seat is None:
         table = r.replay.step(k, step["to_act"][0] if step["to_act"] else 0)["view"]  # the public table
         hands = [{"cards": list(h), "own": True} for h in step["state"].get("hands", [])]
     else:
         table = step["view"]
-        hands = [_hidden_hand(table, s) for s in range(players)]
+        hands = [_hidden_hand(table, s) for s in range(len(r.bots))]
         if "hand" in table:
             hands[seat] = {"cards": list(table["hand"]), "own": True}
     events = [(e if seat is not None else e["data"]) for e in step["events"]]
     return {"request": request, "m": r, "step": step, "seat": seat, "table": table, "hands": hands,
-            "events": [r.words.event_text(e) for e in events], "players": players,
-            "decisions": {d["seat"]: d for d in step["decisions"]}}
+            "events": [r.words.event_text(e) for e in events]}
 
 
 def _hidden_hand(view: dict, seat: int) -> dict:

@@ -253,7 +253,7 @@ def test_a_game_not_drawn_specially_is_shown_as_a_tree(played):
     r = type("R", (), {"game": "new-game", "bots": ["ann"], "places": [1], "id": 1})()
     html = templates.get_template("replay_step.html").render(
         m=r, seat=0, table={"seat": 0, "pot": 7, "hand": ["A♠"], "seats": [{"seat": 0, "stack": 90}]},
-        hands=[{"cards": ["A♠"], "own": True}], events=["seat 0 bets 7"], players=1,
+        hands=[{"cards": ["A♠"], "own": True}], events=["seat 0 bets 7"],
         step={"step": 1, "steps": 2, "to_act": [0], "over": False, "decisions": [], "view": {"pot": 7}})
     assert "<dt>pot</dt><dd>7</dd>" in html and "<dt>stack</dt><dd>90</dd>" in html
     assert '<span class="card black">A♠</span>' in html
