@@ -50,7 +50,8 @@ async def _bad_request(request: Request, exc: RequestValidationError):
 
 
 def create_app(ledger) -> FastAPI:
-    app = FastAPI(title="cardarena", openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs",
+    # no Swagger page: it loads its scripts from a CDN, blank offline; the schema is the API doc
+    app = FastAPI(title="cardarena", openapi_url="/api/v1/openapi.json", docs_url=None,
                   redoc_url=None)
     app.state.ledger = ledger
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
