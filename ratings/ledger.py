@@ -358,6 +358,15 @@ class Ledger:
         with self._read() as session:
             return [_bot_info(b) for b in session.exec(select(Bot).order_by(Bot.name))]
 
+    def bot_seats(self, name: str) -> list[tuple[int, int, bool, dict | None, float | None]]:
+        """(seat, faults, forfeited, the match's result details, its duration in seconds) for
+        each finished match the bot held a seat in (its conduct, for the bot's web page)."""
+        with self._read() as session:
+            bot_id = self._bot_row(session, name).id
+            q = (select(Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)
+                 .join(Match, Match.id == Seat.match_id).where(Seat.bot_id == bot_id, Match.status == FINISHED))
+            return [tuple(row) for row in session.exec(q).all()]
+
     @staticmethod
     def _bot_row(session: Session, name: str) -> Bot:
         bot = session.exec(select(Bot).where(Bot.name == name)).first()

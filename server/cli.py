@@ -1004,32 +1004,6 @@ def _load_match(db: str, match_id: int):
         raise CliError(str(e)) from None
 
 
-def render_match(m, seat: int | None = None) -> list[str]:
-    """A recorded match as a readable play-by-play; with ``seat``, only what that seat saw."""
-    cls = get_game(m.game)
-    game = cls(len(m.bots), m.seed, m.options)
-    lines = [f"match {m.id}: {m.game}, {len(m.bots)} seats, {m.status}"
-             + (f", seed {m.seed}" if seat is None else "")]
-    for s, b in enumerate(m.bots):
-        lines.append(f"  seat {s}: {b}")
-    if seat is not None:
-        lines.append(f"(as seat {seat} saw it)")
-    for ev in m.events:
-        if seat is not None and ev["seats"] is not None and seat not in ev["seats"]:
-            continue
-        lines.append(f"[{ev['step']:>4}] {game.event_text(ev['data'])}")
-    if m.status == "finished":
-        lines.append("result:")
-        for s, b in enumerate(m.bots):
-            extra = []
-            if m.faults and m.faults[s]:
-                extra.append(f"{m.faults[s]} faults")
-            if m.forfeited and m.forfeited[s]:
-                extra.append("forfeited")
-            lines.append(f"  place {m.places[s]}: seat {s} {b}, score {m.scores[s]:g}" + (f" ({', '.join(extra)})" if extra else ""))
-    return lines
-
-
 @match_app.command("show")
 def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `cardarena match list`).")],
                seat: Annotated[Optional[int], typer.Option("--seat", help="Show only what this seat saw.")] = None,
@@ -1038,6 +1012,7 @@ def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `card
     m = _load_match(db, match_id)
     if seat is not None and not 0 <= seat < len(m.bots):
         raise typer.BadParameter(f"match {match_id} has seats 0–{len(m.bots) - 1}", param_hint="--seat")
+    from .replay import render_match
     for line in render_match(m, seat):
         out.print(line, markup=False)
 

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .games import Event, Game, new_game
+from .games import Event, Game, get as get_game, new_game
 
 
 class ReplayError(Exception):
@@ -122,3 +122,30 @@ class Replay:
             if k == self.total:
                 out["result"] = game.result().to_json()
             return out
+
+
+def render_match(m, seat: int | None = None) -> list[str]:
+    """A recorded match (a MatchDetail) as a readable play-by-play, the text of ``cardarena match
+    show`` and of the web's match page; with ``seat``, only what that seat saw."""
+    cls = get_game(m.game)
+    game = cls(len(m.bots), m.seed, m.options)
+    lines = [f"match {m.id}: {m.game}, {len(m.bots)} seats, {m.status}"
+             + (f", seed {m.seed}" if seat is None else "")]
+    for s, b in enumerate(m.bots):
+        lines.append(f"  seat {s}: {b}")
+    if seat is not None:
+        lines.append(f"(as seat {seat} saw it)")
+    for ev in m.events:
+        if seat is not None and ev["seats"] is not None and seat not in ev["seats"]:
+            continue
+        lines.append(f"[{ev['step']:>4}] {game.event_text(ev['data'])}")
+    if m.status == "finished":
+        lines.append("result:")
+        for s, b in enumerate(m.bots):
+            extra = []
+            if m.faults and m.faults[s]:
+                extra.append(f"{m.faults[s]} faults")
+            if m.forfeited and m.forfeited[s]:
+                extra.append("forfeited")
+            lines.append(f"  place {m.places[s]}: seat {s} {b}, score {m.scores[s]:g}" + (f" ({', '.join(extra)})" if extra else ""))
+    return lines

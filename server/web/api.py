@@ -36,10 +36,9 @@ from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
-from sqlmodel import select
 
 from cardarena.ratings import LedgerError, standings
-from cardarena.ratings.models import FINISHED, Bot, Match, Seat
+from cardarena.ratings.models import FINISHED
 
 from ..games import UnknownGame, games as all_games, get as get_game
 from .app import ledger_of
@@ -102,15 +101,6 @@ def history_json(changes) -> list[dict]:
     return [{"mu": c.mu, "sigma": c.sigma, "conservative": c.mu - 3 * c.sigma} for c in changes if c.rated]
 
 
-def _seat_records(ledger, name: str) -> list[tuple]:
-    """(seat, faults, forfeited, the match's result details, duration) of each finished match of the bot."""
-    with ledger._read() as session:  # the Ledger has no query of one bot's seats yet
-        bot_id = session.exec(select(Bot.id).where(Bot.name == name)).first()
-        q = (select(Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)
-             .join(Match, Match.id == Seat.match_id).where(Seat.bot_id == bot_id, Match.status == FINISHED))
-        return list(session.exec(q).all())
-
-
 def bot_detail(ledger, name: str) -> dict:
     try:
         info = ledger.bot(name)
@@ -121,7 +111,7 @@ def bot_detail(ledger, name: str) -> dict:
     by_kind: Counter = Counter()
     faults = forfeits = 0
     durations = []
-    for seat, n, forfeited, details, duration in _seat_records(ledger, name):
+    for seat, n, forfeited, details, duration in ledger.bot_seats(name):
         faults += n or 0
         forfeits += bool(forfeited)
         by_kind.update(f["kind"] for f in (details or {}).get("faults", [])
@@ -173,7 +163,7 @@ def match_list(ledger, game: str | None = None, bot: str | None = None, league: 
 
 def play_by_play(m) -> list[str]:
     """The text of `cardarena match show` (omniscient: a finished match is public in full)."""
-    from ..cli import render_match
+    from ..replay import render_match
     return render_match(m)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from cardarena.ratings import Ledger
 from cardarena.ratings.ledger import hash_token
-from cardarena.server.cli import render_match
+from cardarena.server.replay import render_match
 from cardarena.server.games import games
 
 GAME, REGISTERED = "sixth-card", "eve"  # the league fixture's game and its registered bot

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from cardarena.server.cli import render_match
+from cardarena.server.replay import render_match
 from cardarena.server.web import charts
 from cardarena.server.web.pages import cards
 
