@@ -1238,6 +1238,7 @@ def demo(db: DbOpt = "cardarena-demo.db",
     league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4, move_time=2.0,
                option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db)
     out.print(f"see a match: cardarena match list --db {db}; cardarena match show ID --db {db}")
+    out.print(f"see it in a browser: cardarena web --db {db}")
 
 
 # ----------------------------------------------------------------------------- bridge
