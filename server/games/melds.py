@@ -37,8 +37,9 @@ can still reach (each as its low and high ranks and its margin, naturals less wi
 
 The cost of a state is found by a depth-first branch and bound. A choice is searched only with
 the budget of beating the best choice so far, and not at all when a lower bound says it
-cannot: the cards no meld can take any more (nothing of their rank, nothing of their suit near
-enough for the wilds still to come, no table meld within reach) stay in hand. A state searched
+cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
+wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
+within reach) stay in hand. A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one
 that cannot stay within its budget, with the lower bound the search proved. States are kept
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
@@ -311,7 +312,7 @@ class _Solver:
         # the wilds up to a run on the table to lay it off onto
         self._gap = gap
         self._rank_mask = rank_mask
-        self._levels: dict[int, tuple[dict, int, list[int]]] = {}  # by the wilds still free
+        self._levels: dict[int, tuple] = {}  # by the wilds still free
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
         codes: dict[int, list] = {}
@@ -524,30 +525,36 @@ class _Solver:
     def _stuck(self, mask: int, level: tuple) -> tuple[int, int]:
         """(their cost, their bits) for the cards of ``mask`` stuck at this ``level``."""
         lb = bits = 0
-        partners, cost = level[2], self.cost
+        partners, pairs, cost = level[2], level[3], self.cost
         m = mask & level[1]
         while m:
             low = m & -m
             m ^= low
             j = low.bit_length() - 1
-            if not mask & partners[j]:
+            if not mask & partners[j] and (pairs is None or (mask & pairs[j]).bit_count() < 2):
                 lb += cost[j]
                 bits |= low
         out = level[0][mask] = (lb, bits)
         return out
 
-    def _level(self, free: int) -> tuple[dict, int, list[int]]:
+    def _level(self, free: int) -> tuple[dict, int, list[int], list[int] | None]:
         """With ``free`` wilds to come: the lower bounds found so far (by undecided cards), the
         cards that may have to stay (not of the wild rank, no set of their rank and no run
         within reach on the table), and the cards each of them needs one of to go into a
-        meld: another of its rank, or a run mate."""
+        meld: another of its rank, or a run mate. With no wild to come, a set needs two more
+        of its rank: then the others of its rank are listed apart (it needs two of them)."""
         loose, partners = 0, [0] * len(self.nat)
+        pairs = [0] * len(self.nat) if free == 0 else None
         rank_mask, set_rank, gap, isw = self._rank_mask, self.set_rank, self._gap, self.isw
         for j, r in enumerate(self.rank):
             if not (isw[j] or r in set_rank or gap[j] <= free):
                 loose |= 1 << j
-                partners[j] = rank_mask[r] ^ (1 << j) | self._run_mates(j, free)
-        level = self._levels[free] = ({}, loose, partners)
+                partners[j] = self._run_mates(j, free)
+                if pairs is None:
+                    partners[j] |= rank_mask[r] ^ (1 << j)
+                else:
+                    pairs[j] = rank_mask[r] ^ (1 << j)
+        level = self._levels[free] = ({}, loose, partners, pairs)
         return level
 
     def _run_mates(self, j: int, free: int) -> int:

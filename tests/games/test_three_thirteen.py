@@ -541,6 +541,23 @@ def test_R7_solver_is_deterministic_on_13_cards_with_4_wilds():
         assert arrange(list(reversed(hand)), w, table) == arrange(hand, w, table)
 
 
+def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
+    """R3, R4: a set is three or more cards, its wilds not outnumbering its naturals, so with no
+    wild left to come a pair of 9s can make no set: the solver's lower bound counts both 9s
+    (and the lone 5♣), while one wild more lets the pair be a set, and three 9s are a set.
+    (This bound is what makes ten aces against a table of ten runs fast: bench/engine.py.)"""
+    from cardarena.server.games.melds import _Solver
+
+    def floor(text, wild_rank=13):
+        s = _Solver(C(text), wild_rank, (), 20)
+        return s.floor(s.all_mask, s._free(s.all_mask, 0, 0))
+
+    assert floor("5C 9D 9S") == sum(32 * card_points(c) + 1 for c in C("5C 9D 9S"))
+    assert floor("5C 9D 9S Jo") == 32 * 5 + 1               # 9♦ 9♠ Jo is a set
+    assert floor("5C 9D 9S KH") == 32 * 5 + 1               # K♥ is wild (Kings wild)
+    assert floor("5C 9C 9D 9S") == 32 * 5 + 1               # three 9s
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
