@@ -39,7 +39,9 @@ The cost of a state is found by a depth-first branch and bound. A choice is sear
 the budget of beating the best choice so far, and not at all when a lower bound says it
 cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
-within reach) stay in hand. A state searched
+within reach) stay in hand; and a small group of cards that can meet no table meld and no other
+card (J♦ Q♦ Q♦ when only hearts runs are laid and no wild-rank card is a diamond) leaves at
+least the points it leaves solved alone with every wild still to come. A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one
 that cannot stay within its budget, with the lower bound the search proved. States are kept
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
@@ -87,6 +89,8 @@ SET, RUN = "set", "run"
 _INF = 1 << 40
 # the cost of an arrangement: points first, then cards left (a hand holds fewer than 32)
 _POINT, _CARD = 32, 1
+#: the most cards of a group apart from the table that the lower bound solves alone
+_APART = 5
 
 
 def card_points(card: int, joker_points: int = 20) -> int:
@@ -241,7 +245,7 @@ class _Solver:
     """One hand, one wild rank, one table: the memoised searches."""
 
     def __init__(self, hand: Iterable[int], wild_rank: int, table: Sequence[Meld],
-                 joker_points: int):
+                 joker_points: int, apart: bool = True):
         cards = sorted(hand)
         self.jokers = jokers = cards.count(JOKER)
         self.nat = nat = cards[:len(cards) - jokers]  # (the jokers sort last)
@@ -337,6 +341,13 @@ class _Solver:
             for j in range(n):
                 if g >> j & 1:
                     group[j] = g
+        #: with runs on the table, the small groups of cards apart from it and from the other
+        #: cards (:meth:`_apart_groups`): the lower bound solves each alone (:meth:`_apart_cost`)
+        self.apart = self._apart_groups() if apart and self.runs else []
+        self.apart_all = sum(self.apart)
+        self._apart_memo: dict = {}  # by the undecided cards apart and the wilds to come
+        self._alone: dict = {}  # by one group's undecided cards and the wilds to come
+        self._alone_solvers: dict = {}  # by group and jokers
 
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
@@ -503,16 +514,76 @@ class _Solver:
 
     def floor(self, mask: int, free: int) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
-        to come at most: the cards that no meld can take any more stay in hand."""
+        to come at most: the cards that no meld can take any more stay in hand, and each group
+        of cards apart from the table leaves at least what it leaves alone."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
             return _INF
         level = self._levels.get(free) or self._level(free)
+        apart = mask & self.apart_all
+        if apart:
+            mask ^= apart
+            lb = self._apart_memo.get((apart, free))
+            if lb is None:
+                lb = self._apart_memo[apart, free] = sum(
+                    self._apart_cost(apart & g, free) for g in self.apart if apart & g)
+        else:
+            lb = 0
         if not mask & level[1]:
-            return 0
+            return lb
         hit = level[0].get(mask)
-        return (hit or self._stuck(mask, level))[0]
+        return lb + (hit or self._stuck(mask, level))[0]
+
+    def _apart_groups(self) -> list[int]:
+        """The groups of cards (bitmasks) that can meet no table meld and no other group's
+        cards: cards joined by their rank, or by their suit within as many ranks as wilds could
+        fill, none of a rank with a set on the table or of a suit with a run there, and none of
+        the suit of a wild-rank card (which could stand for itself among them); only groups of
+        at most ``_APART`` cards (a larger one costs as much to solve alone as it saves)."""
+        rank, suit, isw, n = self.rank, self.suit, self.isw, len(self.nat)
+        reach = self.total_w + 1
+        root = list(range(n))
+
+        def find(a: int) -> int:
+            while root[a] != a:
+                a = root[a]
+            return a
+
+        for a in range(n):
+            for b in range(a + 1, n):
+                if not (isw[a] or isw[b]) and (rank[a] == rank[b] or suit[a] == suit[b]
+                                               and rank[b] - rank[a] <= reach):
+                    root[find(b)] = find(a)
+        barred = {self.table[t].key for t in self.runs} | {suit[j] for j in range(n) if isw[j]}
+        groups: dict[int, int] = {}
+        for j in range(n):
+            if not isw[j]:
+                groups[find(j)] = groups.get(find(j), 0) | 1 << j
+        return [g for g in groups.values() if g.bit_count() <= _APART
+                and not any(g >> j & 1 and (suit[j] in barred or rank[j] in self.set_rank)
+                           for j in range(n))]
+
+    def _apart_cost(self, bits: int, free: int) -> int:
+        """A lower bound of what the undecided cards ``bits`` of one group apart leave: the
+        points the group alone leaves with every wild still to come (at most one a card: the
+        wilds of a meld never outnumber its naturals), its leftover cards not counted."""
+        out = self._alone.get((bits, free))
+        if out is None:
+            group = next(g for g in self.apart if bits & g)
+            k = min(free, group.bit_count())
+            sub = self._alone_solvers.get((group, k))
+            if sub is None:  # (one solver for the group: its memo serves every part of it)
+                cards = [c for j, c in enumerate(self.nat) if group >> j & 1]
+                sub = self._alone_solvers[group, k] = _Solver(
+                    cards + [JOKER] * k, self.wild_rank, (), 0, apart=False)
+            part, t = 0, 0
+            for j in range(len(self.nat)):
+                if group >> j & 1:
+                    part |= (bits >> j & 1) << t
+                    t += 1
+            out = self._alone[bits, free] = sub.solve(part, 0, 0, 0, ()) // _POINT * _POINT
+        return out
 
     def stuck(self, mask: int) -> int:
         """The cards of ``mask`` that no meld can take, whatever the wilds (a bitmask)."""

@@ -558,6 +558,20 @@ def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
     assert floor("5C 9C 9D 9S") == 32 * 5 + 1               # three 9s
 
 
+def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
+    """R3, R4, R6: J♦ Q♦ Q♦ can reach no table meld (only a hearts run is laid) and no other card
+    of the hand, so with two jokers to come at most they leave at least the J♦ (J♦ Q♦ Jo Jo
+    leaves a Q♦, Q♦ Q♦ Jo leaves the J♦): the solver's lower bound counts those 11 points, and
+    the arrangement (9♥ and a joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them."""
+    from cardarena.server.games.melds import _Solver
+
+    hand, table = C("JD QD QD 9H Jo Jo"), [Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))]
+    s = _Solver(hand, 3, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11
+    best = arrange(hand, 3, table)
+    assert best.points == 11 and best.deadwood == tuple(C("JD"))
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
