@@ -283,6 +283,7 @@ class _Solver:
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
         self._opt_cache: dict[int, list] = {}
         self._down_cache: dict = {}
+        self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
         self._up_cache: dict = {}
         # the table: sets take any natural of their rank; runs are tracked when the hand holds
         # a card of their suit outside their span
@@ -465,44 +466,58 @@ class _Solver:
         if not ts:
             return slack, ts, (counted, need, q, slack)
         out = list(ts)
-        suit_mask, above, rank = self.suit_mask, self.above, self.rank
+        suit_mask, runs = self.suit_mask, self._run_states
         for x, st in enumerate(ts):
             if st is None:
                 continue
-            s, lo, hi, m = st
-            left = mask & suit_mask[s]
-            down = up = False
-            if lo > 1:  # a card of the suit at most as many ranks below as wilds are free
-                b = left & ~above[lo - 1]
-                if b:
-                    down = lo - 1 - rank[b.bit_length() - 1] <= cap
-            if hi < 13:  # one above, and a margin that can pay for the wilds up to it
-                b = left & above[hi]
-                if b:
-                    g = rank[(b & -b).bit_length() - 1] - hi - 1
-                    up = g <= cap and m + b.bit_count() >= g
-            if down or up:
-                if m > cap:
-                    m = cap
-                if not down:  # out of reach from below: minus the room below it
-                    if slack == cap:
-                        lo = 0
-                    elif lo > 0:
-                        lo = 1 - lo if lo <= cap else -cap
-                    elif lo < -cap:
-                        lo = -cap
-                if m != st[3] or lo != st[1]:
-                    out[x] = (s, lo, hi, m)
-            else:
-                if m < 0:
+            full = slack == cap
+            left = mask & suit_mask[st[0]]
+            now = runs.get((st, left, cap, full))
+            if now is None:
+                now = runs[st, left, cap, full] = self._run_state(st, left, cap, full)
+            if now.__class__ is int:  # out of reach: its slack, or -1 if it breaks the limit
+                if now < 0:
                     return None
-                room = (lo - 1 if lo > 0 else -lo) + 13 - hi
-                slack += m if m < room else room
+                slack += now
                 if slack > cap:
                     slack = cap
                 out[x] = None
+            elif now is not st:
+                out[x] = now
         out = tuple(out)
         return slack, out, (counted, need, q, slack, out)
+
+    def _run_state(self, st: tuple, left: int, cap: int, full: bool):
+        """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
+        whether the slack is full): the run in its canonical form (``st`` itself if unchanged),
+        or, once no card can reach it, the slack it adds (-1: its wilds outnumber its naturals)."""
+        s, lo, hi, m = st
+        above, rank = self.above, self.rank
+        down = up = False
+        if lo > 1:  # a card of the suit at most as many ranks below as wilds are free
+            b = left & ~above[lo - 1]
+            if b:
+                down = lo - 1 - rank[b.bit_length() - 1] <= cap
+        if hi < 13:  # one above, and a margin that can pay for the wilds up to it
+            b = left & above[hi]
+            if b:
+                g = rank[(b & -b).bit_length() - 1] - hi - 1
+                up = g <= cap and m + b.bit_count() >= g
+        if down or up:
+            if m > cap:
+                m = cap
+            if not down:  # out of reach from below: minus the room below it
+                if full:
+                    lo = 0
+                elif lo > 0:
+                    lo = 1 - lo if lo <= cap else -cap
+                elif lo < -cap:
+                    lo = -cap
+            return (s, lo, hi, m) if m != st[3] or lo != st[1] else st
+        if m < 0:
+            return -1
+        room = (lo - 1 if lo > 0 else -lo) + 13 - hi
+        return m if m < room else room
 
     def _counted(self, mask: int) -> int:
         """``mask`` with the cards whose suit cannot matter counted, not named: of each rank,
