@@ -580,9 +580,11 @@ class _Solver:
                            for j in range(n))]
 
     def _apart_cost(self, bits: int, free: int) -> int:
-        """A lower bound of what the undecided cards ``bits`` of one group apart leave: the
-        points the group alone leaves with every wild still to come (at most one a card: the
-        wilds of a meld never outnumber its naturals), its leftover cards not counted."""
+        """A lower bound of what the undecided cards ``bits`` of one group apart leave: what the
+        group alone leaves with every wild still to come (at most one a card: the wilds of a
+        meld never outnumber its naturals) as jokers, less the jokers left over (they count a
+        card each there, not here) or else its points alone; and never less than its cards
+        that no meld can take (:meth:`_stuck`)."""
         out = self._alone.get((bits, free))
         if out is None:
             group = next(g for g in self.apart if bits & g)
@@ -597,7 +599,10 @@ class _Solver:
                 if group >> j & 1:
                     part |= (bits >> j & 1) << t
                     t += 1
-            out = self._alone[bits, free] = sub.solve(part, 0, 0, 0, ()) // _POINT * _POINT
+            cost = sub.solve(part, 0, 0, 0, ())  # (each joker left over counts a card)
+            level = self._levels.get(free) or self._level(free)
+            out = self._alone[bits, free] = max(cost // _POINT * _POINT, cost - k * _CARD,
+                                                self._stuck(bits, level)[0])
         return out
 
     def stuck(self, mask: int) -> int:

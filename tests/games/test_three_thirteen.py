@@ -562,7 +562,8 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     """R3, R4, R6: J♦ Q♦ Q♦ can reach no table meld (only a hearts run is laid) and no other card
     of the hand, so with two jokers to come at most they leave at least the J♦ (J♦ Q♦ Jo Jo
     leaves a Q♦, Q♦ Q♦ Jo leaves the J♦): the solver's lower bound counts those 11 points, and
-    the arrangement (9♥ and a joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them."""
+    the arrangement (9♥ and a joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them. A J♦ alone
+    is counted as a card left too (the lower bound ties break on cards, as the cost does)."""
     from cardarena.server.games.melds import _Solver
 
     hand, table = C("JD QD QD 9H Jo Jo"), [Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))]
@@ -570,6 +571,8 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11
     best = arrange(hand, 3, table)
     assert best.points == 11 and best.deadwood == tuple(C("JD"))
+    s = _Solver(C("JD 9H Jo"), 3, table, 20)  # a J♦ alone: its 11 points and the card itself
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
 
 
 # ----- R5: a turn -------------------------------------------------------------------------------
