@@ -15,7 +15,7 @@ Each call is timed three times and the least kept; the maximum and the 99th perc
 printed, with the slowest hands; and the same for the slow hands found before (``KNOWN_SLOW``:
 nine Queens from four decks, ten aces against a table of ten runs, eight overlapping hearts
 runs, a J♦ apart beside seven hearts runs — 30 ms while the lower bound of a group of cards
-apart from the table left out its cards).
+apart from the table left out its cards — and hearts against seven hearts runs, Queens wild).
 """
 from __future__ import annotations
 
@@ -220,6 +220,12 @@ KNOWN_SLOW = (
       ("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥ K♥"), ("run", 2, 6, "Jo 7♥ 8♥ 9♥ 10♥"),
       ("run", 2, 6, "Jo 7♥ Jo Jo 10♥ J♥"), ("run", 2, 1, "A♥ 2♥ K♠ Jo 5♥ 6♥"),
       ("run", 2, 1, "A♥ 2♥ 3♥ 4♥"))),
+    ("arrange", 12, "4♥ 5♥ 6♥ 6♥ 6♥ 7♣ 8♥ 9♣ 9♠ Q♥ Q♠ Q♠",  # hearts against seven hearts runs
+     (("run", 2, 1, "A♥ 2♥ 3♥ 4♥ Jo"), ("run", 2, 9, "Jo 10♥ J♥ Q♥"),
+      ("set", 8, 8, "Q♣ Q♣ 8♠ 8♣ 8♦"), ("run", 0, 4, "Q♥ 5♣ 6♣ Jo"),
+      ("run", 2, 7, "7♥ 8♥ Jo 10♥ J♥"), ("set", 6, 6, "Jo 6♠ 6♣"), ("run", 2, 1, "A♥ 2♥ 3♥ 4♥"),
+      ("run", 2, 7, "7♥ 8♥ 9♥ Jo"), ("run", 2, 7, "7♥ 8♥ 9♥"),
+      ("run", 2, 2, "2♥ 3♥ 4♥ 5♥ 6♥"))),
 )
 
 
