@@ -41,7 +41,7 @@ cannot: the cards no meld can take any more (nothing of their rank, or only one 
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
 within reach) stay in hand; and a small group of cards that can meet no table meld and no other
 card (J♦ Q♦ Q♦ when only hearts runs are laid and no wild-rank card is a diamond) leaves at
-least the points it leaves solved alone with every wild still to come. A state searched
+least what it leaves solved alone with every wild still to come (its points, and its cards). A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one
 that cannot stay within its budget, with the lower bound the search proved. States are kept
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
@@ -283,8 +283,8 @@ class _Solver:
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
         self._opt_cache: dict[int, list] = {}
         self._down_cache: dict = {}
-        self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
         self._up_cache: dict = {}
+        self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
         # the table: sets take any natural of their rank; runs are tracked when the hand holds
         # a card of their suit outside their span
         self.table = list(table)

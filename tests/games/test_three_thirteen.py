@@ -563,7 +563,7 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     of the hand, so with two jokers to come at most they leave at least the J♦ (J♦ Q♦ Jo Jo
     leaves a Q♦, Q♦ Q♦ Jo leaves the J♦): the solver's lower bound counts those 11 points, and
     the arrangement (9♥ and a joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them. A J♦ alone
-    is counted as a card left too (the lower bound ties break on cards, as the cost does)."""
+    counts as a card left too (the cost counts the cards left after the points)."""
     from cardarena.server.games.melds import _Solver
 
     hand, table = C("JD QD QD 9H Jo Jo"), [Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))]
