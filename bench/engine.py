@@ -15,7 +15,8 @@ Each call is timed three times and the least kept; the maximum and the 99th perc
 printed, with the slowest hands; and the same for the slow hands found before (``KNOWN_SLOW``:
 nine Queens from four decks, ten aces against a table of ten runs, eight overlapping hearts
 runs, a J♦ apart beside seven hearts runs — 30 ms while the lower bound of a group of cards
-apart from the table left out its cards — and hearts against seven hearts runs, Queens wild).
+apart from the table left out its cards — hearts against seven hearts runs with Queens wild,
+and spades against five spades runs).
 """
 from __future__ import annotations
 
@@ -226,6 +227,11 @@ KNOWN_SLOW = (
       ("run", 2, 7, "7♥ 8♥ Jo 10♥ J♥"), ("set", 6, 6, "Jo 6♠ 6♣"), ("run", 2, 1, "A♥ 2♥ 3♥ 4♥"),
       ("run", 2, 7, "7♥ 8♥ 9♥ Jo"), ("run", 2, 7, "7♥ 8♥ 9♥"),
       ("run", 2, 2, "2♥ 3♥ 4♥ 5♥ 6♥"))),
+    ("arrange", 13, "3♠ 4♠ 4♠ 5♠ 5♠ 6♠ 6♠ 7♠ 7♠ 9♠ Q♥ K♥ K♥",  # spades against five spades runs
+     (("set", 8, 8, "8♣ 8♠ 8♠"), ("run", 2, 4, "4♥ 5♥ 6♥ 7♥ 8♥ 9♥"), ("run", 0, 7, "7♣ 8♣ 9♣"),
+      ("set", 4, 4, "Jo Jo 4♥ 4♥"), ("run", 3, 8, "8♠ 9♠ 10♠"),
+      ("run", 3, 8, "8♠ Jo 10♠ Jo Q♠ K♠"), ("run", 3, 1, "A♠ 2♠ 3♠"),
+      ("run", 3, 1, "Jo 2♠ Jo 4♠"), ("run", 3, 3, "K♠ 4♠ 5♠"))),
 )
 
 
