@@ -249,7 +249,7 @@ def test_a_full_disk_stops_the_league_in_one_line_and_resume_finishes_it(small_d
 
 
 # ----------------------------------------------------------------------------- Ctrl-C at the start
-@pytest.mark.parametrize("delay", [0.0, 0.3, 0.6, 1.0])
+@pytest.mark.parametrize("delay", [0.0, 0.5])
 def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, delay):
     """SIGINT to `league run` right after it starts (once it has printed its first line, then
     0–1 s later): one line, exit 130, no traceback, the ledger consistent, and if the league was
@@ -314,13 +314,13 @@ def test_streams_still_open_when_a_league_ends_close_cleanly(tmp_path):
 
 
 def test_a_bot_that_never_reads_is_cut_at_the_end_of_a_league_without_noise(tmp_path):
-    """A bot that never reads, seated in an 18-match league through the CLI: it costs only its own
+    """A bot that never reads, seated in a 6-match league through the CLI: it costs only its own
     seats, and the end of the league (its stream possibly stuck in a write) makes no noise."""
-    r = run(*league_args("--bot", f"deaf=python {BOTS / 'non_reader.py'}", "--seats", "3", "--rounds", "6",
+    r = run(*league_args("--bot", f"deaf=python {BOTS / 'non_reader.py'}", "--seats", "3", "--rounds", "2",
                          "--move-time", "0.05", "--grace", "0.5", "--db", str(tmp_path / "deaf.db")),
             cwd=tmp_path, env={"PYTHONPATH": str(BOTS)})
     assert r.returncode == 0, r.stderr
-    assert "league 1 finished: 18 matches." in r.stdout
+    assert "league 1 finished: 6 matches." in r.stdout
     for word in ("Traceback", "ExecuteBatchError", "Exception"):
         assert word not in r.stderr, r.stderr
 

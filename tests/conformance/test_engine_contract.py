@@ -286,8 +286,9 @@ def test_an_in_process_decision_is_exactly_the_remote_one(game_id, players):
     """Issue 14 (6): the Decision that play_match hands a Python bot holds plain data only (no
     path from it reaches the game), its view, actions, labels and events are those of the
     decision the referee sends for the same state (wire bytes decoded by the Python SDK), and it
-    is a snapshot: nothing in it changes as the game goes on. One whole game; every third
-    decision is compared, every 21st walked."""
+    is a snapshot: nothing in it changes as the game goes on. One whole game (Three Thirteen: 4
+    of its 11 rounds, each round the same kinds of decision, for time); every third decision is
+    compared, every 21st walked."""
     from cardarena.client.bot import Decision as RemoteDecision
     from cardarena.server import wire
     from cardarena.v1 import referee_pb2 as pb
@@ -298,9 +299,10 @@ def test_an_in_process_decision_is_exactly_the_remote_one(game_id, players):
         got.append((d, _snapshot(d) if len(got) % 3 == 0 else None))
         return rng.randrange(len(d.actions))
 
-    rec = play_match(game_id, [bot] * players, seed=17, match_id="m1")
+    options = {"rounds": 4} if game_id == "three-thirteen" else None
+    rec = play_match(game_id, [bot] * players, seed=17, options=options, match_id="m1")
     assert not rec.faults
-    match, k, cache = Match(game_id, players, 17, None, "m1"), 0, {}
+    match, k, cache = Match(game_id, players, 17, options, "m1"), 0, {}
     for choices in rec.steps:
         for mine in match.decisions(match.to_act()):
             d, snapshot = got[k]
