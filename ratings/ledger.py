@@ -766,9 +766,21 @@ class Ledger:
         with self._read() as session:
             b = self._bot_row(session, bot)
             q = (select(RatingHistory).join(MatchLog, MatchLog.match_id == RatingHistory.match_id)
-                 .where(RatingHistory.bot_id == b.id, RatingHistory.game == game).order_by(MatchLog.seq))
+                 .where(RatingHistory.bot_id == b.id, RatingHistory.game == game)
+                 .order_by(MatchLog.seq, RatingHistory.seat))
             return [RatingChange(h.seat, bot, game, h.rated, h.mu_before, h.sigma_before, h.mu, h.sigma)
                     for h in session.exec(q)]
+
+    def rating_histories(self, game: str) -> dict[str, list[RatingChange]]:
+        """Every bot's :meth:`rating_history` in a game, in one query (a leaderboard's lines)."""
+        with self._read() as session:
+            q = (select(RatingHistory, Bot.name).join(MatchLog, MatchLog.match_id == RatingHistory.match_id)
+                 .join(Bot, Bot.id == RatingHistory.bot_id)
+                 .where(RatingHistory.game == game).order_by(MatchLog.seq, RatingHistory.seat))
+            out: dict[str, list[RatingChange]] = defaultdict(list)
+            for h, name in session.exec(q):
+                out[name].append(RatingChange(h.seat, name, game, h.rated, h.mu_before, h.sigma_before, h.mu, h.sigma))
+            return dict(out)
 
     def _replay(self, session: Session, game: str | None, progress: Progress | None = None):
         """Rate every complete finished match again, in recording order, in memory.

@@ -73,8 +73,9 @@ def game(request: Request, game: str):
     ledger = ledger_of(request)
     cls = api.check_game(game)
     rows = api.game_ratings(ledger, game)
+    histories = ledger.rating_histories(game)  # one query for every bot's line
     for r in rows:
-        r["sparkline"] = charts.sparkline(api.history_json(ledger.rating_history(r["bot"], game)),
+        r["sparkline"] = charts.sparkline(api.history_json(histories.get(r["bot"], [])),
                                           f"{r['bot']}: μ − 3σ over its matches")
     return page(request, "game.html", game=game, title=cls.title, summary=cls.summary, rows=rows)
 

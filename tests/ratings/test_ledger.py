@@ -426,6 +426,20 @@ def test_check_finds_a_match_counted_twice(led):
     assert any("matches 2 ≠ 1" in p for p in led.check())
 
 
+def test_rating_histories_are_each_bots_rating_history_in_one_query(led):
+    """Ledger.rating_histories(game) (the web's leaderboard lines) equals rating_history of each
+    bot, in recording order, a bot holding two seats of a match included."""
+    add_bots(led, "a", "b", "c")
+    play(led, ["a", "b", "c"], [1, 2, 3])
+    play(led, ["c", "a", "b"], [1, 1, 3], seed=2)
+    play(led, ["b", "b", "a"], [2, 1, 3], seed=3)
+    histories = led.rating_histories(GAME)
+    assert set(histories) == {"a", "b", "c"}
+    for bot in "abc":
+        assert histories[bot] == led.rating_history(bot, GAME)
+    assert len(histories["b"]) == 4 and led.rating_histories("no-such-game") == {}
+
+
 def test_the_database_refuses_a_second_history_row_for_a_seat(led):
     add_bots(led, "a", "b")
     match_id, _ = play(led, ["a", "b"], [1, 2])
