@@ -45,7 +45,8 @@ class Played:
 
 def league(tmp_path: Path, bots: dict[str, str], *, seats: int, move: float, grace: float = 2.0,
            matches: int | None = None, concurrency: int = 4, options=None, via_proxy=(), during=None,
-           referee: Referee | None = None, env=None, timeout: float = 120) -> Played:
+           referee: Referee | None = None, env=None, timeout: float = 120,
+           max_reconnects: int | None = None) -> Played:
     """A league of ``bots`` (name → command) as `cardarena league run` plays it; the bots in
     ``via_proxy`` connect through a TCP proxy; ``during(referee, proxy)`` runs alongside."""
     ledger = Ledger(str(tmp_path / "conduct.db"))
@@ -63,7 +64,7 @@ def league(tmp_path: Path, bots: dict[str, str], *, seats: int, move: float, gra
                                                 tmp_path / "logs", extra_env={"PYTHONPATH": str(BOTS), **(env or {})})
             spec = LeagueSpec(game="sixth-card", bots=list(bots), seats=seats, matches=matches, seed=5,
                               concurrency=concurrency, move_seconds=move, options=options or {"rounds": 1},
-                              start_timeout=10, grace_seconds=grace)
+                              start_timeout=10, grace_seconds=grace, max_reconnects=max_reconnects)
             t0 = time.monotonic()
             side = asyncio.create_task(during(referee, proxy)) if during else None
             league_id = await asyncio.wait_for(run_league(referee, ledger, spec), timeout)

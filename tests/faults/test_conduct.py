@@ -42,6 +42,20 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
     assert caplog.text.count("bot staller connected") >= 3, "it did drop and come back"
 
 
+def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path):
+    """The other half of the bound (README: grace + max_reconnects × (move + bank)): a staller
+    that comes back at once never spends its grace, so the reconnect cap ends it: its seat
+    forfeits after max_reconnects + 1 new streams while a decision of the match waited."""
+    cap = 3
+    bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
+    played = league(tmp_path, bots, seats=3, move=0.5, grace=10.0, max_reconnects=cap,
+                    env={"CARDARENA_STALL": "0.05"})
+    assert_unaffected(played, "staller")
+    for m, seat in played.seats_of("staller"):
+        why = [f["detail"] for f in m.result_details["faults"] if f["seat"] == seat and f["kind"] == "forfeit"]
+        assert why == [f"{cap + 1} new streams while a decision of this match waited for it (at most {cap})"], why
+
+
 def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(tmp_path):
     """Old policy: every late answer also counted as one of 200 unusable messages a stream may
     send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
