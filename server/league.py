@@ -62,6 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from . import latency
 from .games import get
 from .procs import exit_text
 from .referee import Referee, TimeControl
@@ -443,7 +444,8 @@ def record_args(out, t0: float) -> dict:
     return dict(scores=list(out.result.scores), places=list(out.result.places), faults=list(out.faults),
                 forfeited=list(out.forfeited), steps=out.steps, events=out.events,
                 result_details={"faults": [f.to_json() for f in out.fault_log],
-                                "engine_version": get(out.game_id).engine_version},
+                                "engine_version": get(out.game_id).engine_version,
+                                "latency": [latency.histogram(seat) for seat in out.latencies]},
                 duration_s=time.monotonic() - t0)
 
 

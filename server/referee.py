@@ -63,7 +63,7 @@ import secrets
 import time
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cardarena.v1 import referee_pb2 as pb
@@ -355,6 +355,8 @@ class MatchOutcome:
     fault_log: list[Fault]
     duration: float
     decisions: int
+    #: per seat, the seconds each answered decision took (send to answer; no defaults, no lates)
+    latencies: list[list[float]] = field(default_factory=list)
 
 
 def place_forfeits_last(result: Result, forfeited: Sequence[bool]) -> Result:
@@ -651,7 +653,7 @@ class Referee:
                           for step, ev in match.log]
             return MatchOutcome(match_id, game_id, list(bots), seed, dict(match.options), result,
                                 run.faults, run.forfeited, match.steps, events_out,
-                                run.fault_log, time.monotonic() - started, run.decisions)
+                                run.fault_log, time.monotonic() - started, run.decisions, run.latencies)
         finally:
             del self.runs[match_id]
             for timer in run.away_timer.values():
@@ -704,6 +706,7 @@ class Referee:
         st.decisions += 1
         st.latency_total += elapsed
         st.latency_max = max(st.latency_max, elapsed)
+        run.latencies[seat].append(elapsed)
         if elapsed > tc.move_seconds:
             run.bank[seat] = max(0.0, run.bank[seat] - (elapsed - tc.move_seconds))
         if not 0 <= answer < p.n_actions:
@@ -762,6 +765,7 @@ class _Run:
         self.faults = [0] * n
         self.forfeited = [False] * n
         self.bank = [tc.bank_seconds] * n
+        self.latencies: list[list[float]] = [[] for _ in range(n)]
         self.fault_log: list[Fault] = []
         self.sent: dict[int, int] = {}       # decision id → the seat it was sent to
         self.expired: set[int] = set()

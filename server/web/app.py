@@ -1,7 +1,9 @@
 """The web application: one FastAPI app over one ledger, its pages and its JSON API.
 
-``create_app(ledger)`` returns the app; the ledger is ``request.app.state.ledger`` (see
-:func:`ledger_of`). Pages are server-rendered from ``templates/``, static files are served from
+``create_app(ledger, referee=None, private_token=None)`` returns the app; the ledger is
+``request.app.state.ledger`` (see :func:`ledger_of`), the referee of the same process, when the
+app is served by ``cardarena serve`` in the referee's event loop, ``request.app.state.referee``
+(``None`` under ``cardarena web``, which shows no live matches: it sees only the ledger). Pages are server-rendered from ``templates/``, static files are served from
 ``static/`` at ``/static``; the API lives under ``/api/v1/`` with FastAPI's OpenAPI schema at
 ``/api/v1/openapi.json``. Ledger calls are blocking (SQLAlchemy), so route functions are plain
 ``def`` and run in FastAPI's thread pool, never on the event loop.
@@ -30,6 +32,12 @@ def ledger_of(request: Request):
     return request.app.state.ledger
 
 
+def referee_of(request: Request):
+    """The live referee of the process (``cardarena serve``), or None (``cardarena web``). Its
+    state may only be read on the event loop: from ``async def`` routes, never from a thread."""
+    return request.app.state.referee
+
+
 def _error_page(request: Request, status: int, message: str):
     return templates.TemplateResponse(request, "error.html", {"status": status, "message": message},
                                       status_code=status)
@@ -49,11 +57,14 @@ async def _bad_request(request: Request, exc: RequestValidationError):
     return _error_page(request, 422, words)
 
 
-def create_app(ledger) -> FastAPI:
+def create_app(ledger, referee=None, private_token: str | None = None) -> FastAPI:
+    """The app over ``ledger`` (and the live ``referee``, if any). With ``private_token`` every
+    page, file and API answer needs that token (``serve --web-private``: :mod:`.private`)."""
     # no Swagger page: it loads its scripts from a CDN, blank offline; the schema is the API doc
     app = FastAPI(title="cardarena", openapi_url="/api/v1/openapi.json", docs_url=None,
                   redoc_url=None)
     app.state.ledger = ledger
+    app.state.referee = referee
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)
@@ -61,4 +72,7 @@ def create_app(ledger) -> FastAPI:
     app.include_router(api.router)
     app.include_router(replay.router)
     app.include_router(pages.router)
+    if private_token:
+        from .private import install
+        install(app, private_token)
     return app
