@@ -8,6 +8,8 @@ needs goes through these methods:
 ``to_act()``                  the seats that must decide now (several: simultaneous, sealed moves)
 ``legal_actions(seat)``       the complete list of legal actions, in a canonical order
 ``view(seat)``                a JSON-able dict: everything that seat may know, nothing more
+``spectator_view()``          what every seat may know and no seat alone: the public part of the
+                              views, under the same keys (the live web page draws it)
 ``views(seats)``              the views of the seats acting together (optional: may share the
                               public parts between them, which the referee then encodes once)
 ``apply({seat: action})``     advance the state; returns the :class:`Event` s it produced
@@ -220,6 +222,14 @@ class Game(ABC):
 
     @abstractmethod
     def view(self, seat: int) -> dict: ...
+
+    def spectator_view(self) -> dict:
+        """What a spectator may know: everything every seat may know and nothing any seat alone
+        knows (no hand, no card only one seat has seen), under the same keys as :meth:`view`
+        with the seat's own keys left out. A JSON-able snapshot; the live web page (issue 15,
+        point 4) draws it while the match runs. The conformance suite checks it is unchanged by
+        ``resample_hidden`` for every seat."""
+        raise NotImplementedError(f"{self.id} has no spectator view")
 
     def views(self, seats: Sequence[int]) -> dict[int, dict]:
         """The views of several seats at one moment (the seats acting together in a step).

@@ -45,6 +45,9 @@ House details where the rulings are silent (also in the game modules' docstrings
   position in the new hand (they shift as cards around them leave or arrive), the shows of the
   round and who made them, captured counts, chips, Scout & Show markers, scores.
 
+``spectator_view()`` is a view without the seat's own keys (``seat``, ``hand``, ``hand_values``,
+``hand_other_values``): what a spectator of a live match is shown.
+
 Cards are small int codes; a game class supplies ``VALUE`` (code → active value), ``TEXT``
 (code → text) and, for two-valued cards, ``TURN`` (code → the same card turned round).
 
@@ -553,6 +556,15 @@ class ShowScoutGame(Game):
             "round_actions": self.round_turns,  # wire names kept: they count turns (S8)
             "action_cap": self.TURN_CAP,
         })
+        return v
+
+    def spectator_view(self) -> dict:
+        """A view without its seat's own keys (``seat``, ``hand``, ``hand_values``,
+        ``hand_other_values``): the public part, under the same keys. Every seat's scouted cards
+        stay (``seats[].known``: they entered the hand face up), and its hand size."""
+        v = self.view(0)
+        for key in ("seat", "hand", "hand_values", "hand_other_values"):
+            v.pop(key, None)
         return v
 
     def state_json(self) -> dict:

@@ -82,6 +82,9 @@ chooser           phase ``row``: the seat choosing a row, else -1
 choice_reason     ``"too_low"`` or ``"twin_rows"``, else ``""``; choice_card: the waiting card
 ================  ===============================================================================
 
+``spectator_view()`` is the same without ``seat`` and ``hand``, and with ``hand_size`` in each
+``seats`` entry (what a spectator of a live match is shown).
+
 Events (``data["type"]``): ``deal`` (public: round, dealer, cards each, the four row starts;
 private to each seat: its hand), ``reveal`` (round, turn, every chosen card with its seat in
 placement order), ``take`` (seat, row, cards, points, reason ``sixth_card``/``too_low``),
@@ -381,6 +384,15 @@ class SixthCard(Game):
         public = self._public_view()
         hands = self.hands
         return {s: {"seat": s, **public, "hand": [T[c] for c in hands[s]]} for s in seats}
+
+    def spectator_view(self) -> dict:
+        """The public part of the views (no seat, no hand), with each seat's ``hand_size``
+        added to its ``seats`` entry: the sealed choices of a turn stay unseen until the reveal
+        (C4), the penalty piles are public (C10)."""
+        public = self._public_view()
+        hands = self.hands
+        public["seats"] = [{**info, "hand_size": len(hands[s])} for s, info in enumerate(public["seats"])]
+        return public
 
     def _public_view(self) -> dict:
         T, P = CARD_TEXT, PENALTY

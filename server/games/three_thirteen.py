@@ -118,6 +118,9 @@ gone_out          the seat that went out this round, or -1; last_turns: seats st
                   last turn, next first
 ================  ===============================================================================
 
+``spectator_view()`` is the same without ``seat``, ``hand`` and ``taken_card`` (what a spectator
+of a live match is shown).
+
 Events (``data["type"]``): ``deal`` (public: round, dealer, wild rank, cards each, upcard;
 private to each seat: its hand), ``draw`` (private to the drawer: the card; to the others: that
 it drew from the stock), ``take`` (a card taken from the discard pile), ``discard``,
@@ -488,6 +491,15 @@ class ThreeThirteen(Game):
             "gone_out": self.gone_out,
             "last_turns": list(pending),
         }
+
+    def spectator_view(self) -> dict:
+        """A view without its seat's own keys (``seat``, ``hand``, ``taken_card``): the public
+        part, under the same keys. The cards taken from the discard pile stay (``seats[].taken``:
+        they lay face up)."""
+        v = self.view(0)
+        for key in ("seat", "hand", "taken_card"):
+            del v[key]
+        return v
 
     def state_json(self) -> dict:
         """The omniscient snapshot (logs, audits, tests); never sent to a bot."""

@@ -109,6 +109,9 @@ earlier_rounds      the earlier rounds of this deal, oldest first: round, plays 
                     winner, drawn (cards the winner drew; 0 if none)
 ==================  ================================================================
 
+``spectator_view()`` is the same without ``seat``, ``hand`` and ``drawn_card`` (what a spectator of
+a live match is shown).
+
 Actions (tuples of ints; ``UnsortedAction`` is a oneof):
 
 =======================================  ===========================  ==========================
@@ -691,6 +694,15 @@ class Unsorted(Game):
             "last_deal_losers": list(self.last_deal_losers),
             "earlier_rounds": list(self.earlier_rounds),
         }
+
+    def spectator_view(self) -> dict:
+        """A view without its seat's own keys (``seat``, ``hand``, ``drawn_card``): the public
+        part, under the same keys. The spares and the hand cards known to all (``seats[].known``:
+        spares taken face up) stay."""
+        v = self.view(0)
+        for key in ("seat", "hand", "drawn_card"):
+            del v[key]
+        return v
 
     def state_json(self) -> dict:
         t = CARD_TEXT
