@@ -39,9 +39,13 @@ import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import secrets  # noqa: E402
+import shlex  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from contextvars import ContextVar  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from typing import Annotated, Optional  # noqa: E402
 
 import typer  # noqa: E402
@@ -340,15 +344,26 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
                                     "command line, so this prints a warning: prefer the file or the variable.")] = None,
           move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
           tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate: serve over TLS.")] = None,
-          tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None):
-    """Host the referee and admin services until interrupted."""
+          tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
+          web_address: WebAddressOpt = None,
+          no_web: Annotated[bool, typer.Option("--no-web", help="Serve no pages (only gRPC).")] = False,
+          web_private: Annotated[bool, typer.Option(
+              "--web-private", help="Every page and API answer needs the admin token: an Authorization: Bearer "
+                                    "header, or the cookie the sign-in page sets.")] = False):
+    """Host the referee and admin services, and the web pages beside them, until interrupted.
+
+    The pages and JSON API (default http://127.0.0.1:8080/) run in the referee's own event loop,
+    so the matches running now can be watched as a spectator sees them."""
     from .referee import Referee, TimeControl
     from .service import start_server
     check_address(address, "--address")
     check_seconds(move_time, "--move-time", above_zero=True)
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
+    if no_web and (web_address is not None or web_private):
+        raise typer.BadParameter("--no-web serves no pages: drop --web-address / --web-private", param_hint="--no-web")
     admin_token = read_admin_token(admin_token, admin_token_file)
+    web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
     tls = None
     if tls_cert and tls_key:
         try:
@@ -362,6 +377,10 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         print(admin_token, flush=True)
 
     async def main():
+        stop = asyncio.Event()  # the handlers come first: a signal right after the first line is ours
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
         referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time))
         try:
             hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls)
@@ -369,14 +388,48 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
             raise CliError(f"cannot listen on {address}: {e}") from None
         host = address.rsplit(":", 1)[0]
         err.print(f"cardarena referee listening on {host}:{hosted.port} ({'TLS' if tls else 'plaintext'}); Ctrl-C stops")
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+        web = None
+        if web_sock is not None:
+            from .web import host as web_host
+            from .web.app import create_app
+            web = await web_host.start(create_app(ledger, referee, admin_token if web_private else None), web_sock)
+            err.print(f"cardarena web: {web.url}" + (" (private: sign in with the admin token)" if web_private else ""),
+                      markup=False)
         await stop.wait()
+        if web is not None:
+            await web.stop()
         await hosted.stop(2)
 
     asyncio.run(main())
+
+
+WebAddressOpt = Annotated[Optional[str], typer.Option(
+    "--web-address", help="HOST:PORT of the web pages and JSON API (default 127.0.0.1:8080; port 0: a free one).")]
+
+
+def _web_socket(address: str | None, required: bool, hint: str = "--web-address"):
+    """The bound socket of the web (``server/web/host.py``), or None when the web extra is not
+    installed and nobody asked for the web by name (then one warning line: the rest still runs)."""
+    try:  # not web.command.check_extra: under `python -m` its CliError is another class than ours
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as e:
+        missing = f"the web needs {e.name}: pip install 'cardarena[web]'"
+        if required:
+            raise CliError(missing) from None
+        err.print(f"cardarena: warning: no web pages ({missing}; or --no-web)", markup=False)
+        return None
+    from .web import host as web_host
+    address = address or web_host.DEFAULT_ADDRESS
+    if address.startswith("unix:"):
+        raise typer.BadParameter("the web serves on HOST:PORT, not a unix socket", param_hint=hint)
+    check_address(address, hint)
+    try:
+        return web_host.bind(address)
+    except OSError as e:
+        raise CliError(f"cannot listen on {address} for the web: {e.strerror or e} (choose another {hint}"
+                       + (" or --no-web)" if hint == "--web-address" else ")")) from None
 
 
 def read_admin_token(given: str | None, path: Path | None) -> str:
@@ -422,7 +475,7 @@ class _Stopped(Exception):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0):
+def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0, web=None):
     """``asyncio.run(_host_and_run(…))`` with the stop signals in hand from the first moment: one
     that comes while the event loop is being made is kept and acted on once the loop runs (a
     KeyboardInterrupt out of the loop's own set-up would leave a half-made loop behind)."""
@@ -432,20 +485,32 @@ def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0):
                 for sig in (STOP_SIGNALS if main_thread else ())}
     try:
         return asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time, early=early,
-                                         signals=main_thread))
+                                         signals=main_thread, web=web))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
+@dataclass
+class _WebPlan:
+    """The web beside a local league (``--web-address``, ``demo --web``): its bound socket, and,
+    for ``demo --web``, what to do once the league is over before serving on until a signal."""
+    sock: object
+    then: Optional[Callable[[], None]] = None
+
+
 async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0,
-                        early: list[int] | None = None, signals: bool = True):
+                        early: list[int] | None = None, signals: bool = True, web: _WebPlan | None = None):
     """Host a referee locally, start the command bots, run ``start(referee, ledger, running)``.
 
     Then the end (module docstring): every stream is closed after its queued messages, the
     programs get END_GRACE seconds to leave by themselves, the rest are stopped. Ctrl-C,
     SIGTERM and SIGHUP stop it the same way at any moment (raised as :class:`_Stopped`; one
-    that comes during the end only cuts the wait short). No bot program outlives the CLI."""
+    that comes during the end only cuts the wait short). No bot program outlives the CLI.
+
+    With ``web``, the pages are served in the same loop from the start (the league's matches
+    can be watched live) and stop with it; with ``web.then``, a finished run calls it and then
+    serves the pages on until a signal (raised as :class:`_Stopped` too)."""
     from .referee import Referee, TimeControl
     from .service import start_server
     loop = asyncio.get_running_loop()
@@ -477,6 +542,11 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             await asyncio.gather(serving, return_exceptions=True)
             raise
         hosted = started["hosted"]
+        if web is not None:
+            from .web import host as web_host
+            from .web.app import create_app
+            started["web"] = await web_host.start(create_app(ledger or open_ledger(db), referee), web.sock)
+            err.print(f"watch it live: {started['web'].url}", markup=False)
         for name, command in bots:
             if command:
                 running.append(procs.start_bot(name, command, hosted.address,
@@ -501,6 +571,16 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
         await asyncio.to_thread(procs.stop_all, running)
         if "hosted" in started:
             await started["hosted"].stop(0.5)
+        if "web" in started:
+            try:
+                if finished and web.then is not None and not got:
+                    web.then()
+                    out.print(f"serving the pages at {started['web'].url} until Ctrl-C", markup=False)
+                    while not got:
+                        await asyncio.sleep(0.1)
+                    raise _Stopped(got[0])
+            finally:
+                await started["web"].stop()
 
 
 async def _programs_ended(running, timeout: float, signals: list[int]) -> None:
@@ -599,13 +679,13 @@ def _count_bar(title: str):
 
 
 def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: int, done: int, play,
-                        state: dict, game: str):
+                        state: dict, game: str, web: "_WebPlan | None" = None):
     """Host a referee, start the bots, then ``play(referee, ledger, progress, stats, programs)``
     under a progress bar with ETA. Ctrl-C, SIGTERM and a ledger that cannot record stop it with
     one line and leave the league resumable (league.py); a dead bot never stops it."""
     from cardarena.ratings import LedgerStorageError
     from .league import LeagueError, LeagueStats, RecorderError
-    stats = LeagueStats()
+    stats = state["stats"] = LeagueStats()
 
     async def start(referee, ledger_, running):
         state["logs"] = {p.name: p.log_path for p in running}
@@ -623,13 +703,13 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
 
     def stopped(why: str) -> str:
         lid = state.get("league")
-        if lid is None:
+        if lid is None or state.get("served_after"):
             return why
         return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
                 f"go on with `cardarena league resume {lid}`")
 
     try:
-        result = _run_hosting(bots, db, log_dir, start, move_time=move_time)
+        result = _run_hosting(bots, db, log_dir, start, move_time=move_time, web=web)
     except LeagueError as e:
         raise CliError(str(e)) from None
     except KeyboardInterrupt:
@@ -704,6 +784,9 @@ def league_run(
     start_timeout: StartTimeoutOpt = 30.0,
     log_dir: LogDirOpt = Path("logs"),
     db: DbOpt = "cardarena.db",
+    web_address: Annotated[Optional[str], typer.Option(
+        "--web-address", help="Also serve the web pages on HOST:PORT while the league plays, to watch its "
+                              "matches live (port 0: a free one).")] = None,
 ):
     """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
 
@@ -732,6 +815,9 @@ def league_run(
                     or max_reconnects is not None):
                 raise CliError("--matches, --duplicate, --time-bank, --max-faults, --grace and --max-reconnects "
                                "need a local league (without --server) for now")
+            if web_address is not None:
+                raise CliError("--web-address serves the pages of a local league; the --server serves its own "
+                               "(`cardarena serve --web-address`)")
             return _league_remote(server, spec, bots, log_dir)
         plans = league_plans(spec)
     except LeagueError as e:
@@ -755,8 +841,21 @@ def league_run(
                                 programs=programs)
 
     state: dict = {}
-    league_id, stats = _run_league_locally(bots, db, league_log, move_time, total, 0, play, state, game)
+    serve_after = _SERVE_AFTER.get()
+    web = None
+    if web_address is not None or serve_after:
+        sock = _web_socket(web_address, required=True)
+
+        def then() -> None:  # demo --web: the league's summary, then the pages go on
+            state["served_after"] = True
+            _after_league(ledger, state["league"], game, state["stats"], state.get("logs", {}))
+        web = _WebPlan(sock, then if serve_after else None)
+    league_id, stats = _run_league_locally(bots, db, league_log, move_time, total, 0, play, state, game, web)
     _after_league(ledger, league_id, game, stats, state.get("logs", {}))
+
+
+#: Set by ``demo --web``: a league run locally serves its pages on after it finished, until a signal.
+_SERVE_AFTER: ContextVar[bool] = ContextVar("serve_after", default=False)
 
 
 @league_app.command("resume")
@@ -1224,8 +1323,14 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
 @app.command()
 def demo(db: DbOpt = "cardarena-demo.db",
          game: Annotated[str, typer.Option("--game", help="Game id.")] = "sixth-card",
-         rounds: Annotated[int, typer.Option("--rounds")] = 2):
-    """A league of the example bots over real gRPC on a local port, then the rating table."""
+         rounds: Annotated[int, typer.Option("--rounds")] = 2,
+         web: Annotated[bool, typer.Option("--web", help="Serve the web pages from the start (watch the matches "
+                                                         "live) and on after the league, until Ctrl-C.")] = False,
+         web_address: WebAddressOpt = None):
+    """A league of the example bots over real gRPC on a local port, then the rating table.
+
+    Its last line is the command that shows the league in a browser; with --web the pages are
+    served while it plays and after, until Ctrl-C."""
     check_game(game)
     examples = REPO / "examples" / "python"
     if not examples.is_dir():
@@ -1234,11 +1339,19 @@ def demo(db: DbOpt = "cardarena-demo.db",
     seats = min(4, cls.max_players)
     bots = [f"random-{i}=python {examples / 'random_bot.py'}" for i in (1, 2)]
     bots += [f"heuristic-{i}=python {examples / 'heuristic_bot.py'}" for i in (1, 2)]
+    if web_address is not None and not web:
+        raise typer.BadParameter("--web-address goes with --web", param_hint="--web-address")
     err.print(f"demo: {game}, 4 example bots (Python) over gRPC, ledger {db}")
-    league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4, move_time=2.0,
-               option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db)
+    token = _SERVE_AFTER.set(web)
+    try:
+        league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4,
+                   move_time=2.0, option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db,
+                   web_address=web_address)
+    finally:
+        _SERVE_AFTER.reset(token)
     out.print(f"see a match: cardarena match list --db {db}; cardarena match show ID --db {db}")
-    out.print(f"see it in a browser: cardarena web --db {db}")
+    shown = db if " " not in db else shlex.quote(db)
+    out.print(f"cardarena web --db {shown}    # the league in a browser (it prints its URL)", markup=False)
 
 
 # ----------------------------------------------------------------------------- bridge

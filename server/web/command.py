@@ -7,6 +7,10 @@ and the JSON API with uvicorn until Ctrl-C (one line, exit 130) or SIGTERM or SI
 128 + the signal). As every command of the CLI, a known failure is one line and exit 1: a ledger
 that does not exist (the web only reads: it never makes an empty one), a damaged one, an address
 that cannot be bound, the web extra not installed (``pip install 'cardarena[web]'``).
+
+``--private`` puts every page behind the admin token, as ``serve --web-private`` does
+(:mod:`.private`). This command sees only the ledger: live matches are shown by ``cardarena
+serve`` (and ``league run --web-address``), which serve the same pages beside the referee.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import Annotated
 
 import typer
 
-DEFAULT_ADDRESS = "127.0.0.1:8080"
+from .host import DEFAULT_ADDRESS, bind, url_of
 
 
 def _missing_file(db: str) -> bool:
@@ -26,45 +30,43 @@ def _missing_file(db: str) -> bool:
     return bool(db.strip()) and "://" not in db and db != ":memory:" and not Path(db).expanduser().exists()
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError:
-        sock.close()
-        raise
-    sock.listen(128)
-    return sock
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def web(db: Annotated[str, typer.Option("--db", envvar="CARDARENA_DB",
                                             help="Ledger: a SQLite file or an SQLAlchemy URL.")] = "cardarena.db",
             address: Annotated[str, typer.Option("--address", help="HOST:PORT to serve on (port 0: a free one).")]
-            = DEFAULT_ADDRESS):
+            = DEFAULT_ADDRESS,
+            private: Annotated[bool, typer.Option(
+                "--private", help="Every page and API answer needs the admin token (from --admin-token-file or "
+                                  "CARDARENA_ADMIN_TOKEN): a bearer header, or the sign-in page's cookie.")] = False,
+            admin_token_file: Annotated[Path | None, typer.Option(
+                "--admin-token-file", help="With --private: the file holding the admin token.")] = None):
         """Serve the pages and the JSON API over a ledger (needs the web extra)."""
         from cardarena.server import cli  # the CLI's own checks and messages
         try:
             check_extra()
+            token = None
+            if admin_token_file is not None and not private:
+                raise typer.BadParameter("--admin-token-file goes with --private", param_hint="--admin-token-file")
+            if private:
+                token = cli.read_admin_token(None, admin_token_file)
+                if not token:
+                    raise cli.CliError("--private needs the admin token: --admin-token-file or CARDARENA_ADMIN_TOKEN")
             if address.startswith("unix:"):
                 raise typer.BadParameter("the web serves on HOST:PORT, not a unix socket", param_hint="--address")
             cli.check_address(address, "--address")
             if _missing_file(db):
                 raise cli.CliError(f"no ledger at {db!r} (play a league into it first, e.g. `cardarena demo`)")
             ledger = cli.open_ledger(db)
-            host, _, port = address.rpartition(":")
             try:
-                sock = _bind(host, int(port))
+                sock = bind(address)
             except OSError as e:
                 raise cli.CliError(f"cannot listen on {address}: {e.strerror or e}") from None
         except cli.CliError as e:  # said here: under `python -m`, the running CLI is another module object
             cli.err.print(f"cardarena: {e}", markup=False)
             raise typer.Exit(e.code) from None
         try:
-            serve(ledger, sock, cli.out)
+            serve(ledger, sock, cli.out, token)
         except Signalled as e:
             cli.err.print(f"cardarena: stopped by {signal.Signals(e.signum).name}", markup=False)
             raise typer.Exit(128 + e.signum) from None
@@ -90,7 +92,7 @@ def _signalled(signum, frame):
     raise Signalled(signum)
 
 
-def serve(ledger, sock: socket.socket, out) -> None:
+def serve(ledger, sock: socket.socket, out, private_token: str | None = None) -> None:
     """Serve the app over ``ledger`` on the bound ``sock`` until a signal stops uvicorn.
 
     uvicorn answers SIGINT and SIGTERM by shutting down, then raises the signal again under the
@@ -100,10 +102,8 @@ def serve(ledger, sock: socket.socket, out) -> None:
     import uvicorn
 
     from .app import create_app
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    out.print(f"cardarena web: http://{shown}:{port}/ (Ctrl-C stops)", markup=False)
-    config = uvicorn.Config(create_app(ledger), log_level="warning", lifespan="off")
+    out.print(f"cardarena web: {url_of(sock)} (Ctrl-C stops)", markup=False)
+    config = uvicorn.Config(create_app(ledger, private_token=private_token), log_level="warning", lifespan="off")
     main = threading.current_thread() is threading.main_thread()  # only it may take signals
     previous = {sig: signal.signal(sig, _signalled) for sig in (signal.SIGTERM, signal.SIGHUP)} if main else {}
     try:
