@@ -51,6 +51,15 @@ bot authors:
 * **A bot that stops reading.** A link's outbox holds at most ``OUTBOX_MESSAGES`` messages and
   ``OUTBOX_BYTES`` bytes; past either, the stream is cut and the bot is treated as disconnected,
   so the referee never buffers for a bot without bound.
+
+Watchers (the live web pages, issue 15 point 4): ``Referee.watchers`` is a set of callables
+``watcher(kind, run, events)``, called synchronously on the event loop for every match: ``"start"``
+once the match is set up (``events``: the setup's), ``"step"`` after each step (``events``: the
+step's, ``len(run.match.steps)`` its number) and ``"end"`` when the match is over or stopped
+(``events``: none; ``run.result``, the result with forfeits placed last, is set if it finished).
+A watcher must return at once and never keep the game object (it changes afterwards): it copies
+what it needs then. An exception in a watcher is logged and the watcher dropped; the match goes
+on. Nothing waits for a watcher, so a slow reader can only lose its own frames.
 """
 from __future__ import annotations
 
@@ -146,7 +155,8 @@ class Link:
         self._bytes = 0
         self._wake: asyncio.Future | None = None
         self.closed = False
-        self.games: tuple[str, ...] = ()
+        self.games: tuple[str, ...] = ()        # Hello.games: empty is every game
+        self.hello: asyncio.Event = asyncio.Event()  # set once the bot has said hello
         self.strays = 0
         self.flood = _Bucket(FLOOD_RATE, FLOOD_BURST)
         self.notices = _Bucket(NOTICE_RATE, NOTICE_BURST)
@@ -391,6 +401,7 @@ class Referee:
         self.runs: dict[str, _Run] = {}
         self._gone_since: dict[str, float] = {}
         self._ended: OrderedDict[str, tuple[list[str], set[int]]] = OrderedDict()
+        self.watchers: set[Callable[[str, "_Run", list], None]] = set()  # module docstring, "Watchers"
 
     @property
     def active_matches(self) -> int:
@@ -619,6 +630,7 @@ class Referee:
                     self._away(run, bot)
             if on_events:
                 on_events(match, [ev for _, ev in match.log])
+            self._notify("start", run, [ev for _, ev in match.log])
             loop = asyncio.get_running_loop()
             while not match.is_over():
                 seats = match.to_act()
@@ -636,7 +648,8 @@ class Referee:
                 events = match.step(choices)
                 if on_events:
                     on_events(match, events)
-            result = place_forfeits_last(match.result(), run.forfeited)
+                self._notify("step", run, events)
+            result = run.result = place_forfeits_last(match.result(), run.forfeited)
             for bot in dict.fromkeys(bots):
                 link = self.links.get(bot)
                 if link is None:
@@ -655,6 +668,7 @@ class Referee:
                                 run.faults, run.forfeited, match.steps, events_out,
                                 run.fault_log, time.monotonic() - started, run.decisions, run.latencies)
         finally:
+            self._notify("end", run, [])
             del self.runs[match_id]
             for timer in run.away_timer.values():
                 timer.cancel()
@@ -664,6 +678,17 @@ class Referee:
             for bot in set(bots):
                 for key in [k for k in self.pending[bot] if k[0] == match_id]:
                     del self.pending[bot][key]
+
+    def _notify(self, kind: str, run: "_Run", events: list) -> None:
+        """Tell the watchers (module docstring, "Watchers"); a failing one is dropped."""
+        if not self.watchers:
+            return
+        for watcher in list(self.watchers):
+            try:
+                watcher(kind, run, events)
+            except Exception:
+                log.exception("match %s: a watcher failed at %s; it is dropped", run.match.match_id, kind)
+                self.watchers.discard(watcher)
 
     def _send(self, run: "_Run", d: Decision, wait: _Wait, shared: dict | None) -> Pending:
         """Send a seat's decision and start its clock (held, with no clock, if the bot is away)."""
@@ -778,6 +803,7 @@ class _Run:
         self.away_spent: dict[str, float] = defaultdict(float)
         self.away_timer: dict[str, asyncio.TimerHandle] = {}
         self.reconnects: dict[str, int] = defaultdict(int)
+        self.result: Result | None = None    # set when the match is over (forfeits placed last)
 
     def seats_of(self, bot: str) -> list[int]:
         return [s for s, b in enumerate(self.bots) if b == bot]

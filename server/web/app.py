@@ -68,9 +68,10 @@ def create_app(ledger, referee=None, private_token: str | None = None) -> FastAP
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)
-    from . import api, pages, replay  # their routers
+    from . import api, live, pages, replay  # their routers
     app.include_router(api.router)
     app.include_router(replay.router)
+    live.install(app)  # the live routes, watching the referee if there is one
     app.include_router(pages.router)
     if private_token:
         from .private import install
