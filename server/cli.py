@@ -475,7 +475,7 @@ class _Stopped(Exception):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0, web=None):
+def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0, web=None, **hosting):
     """``asyncio.run(_host_and_run(…))`` with the stop signals in hand from the first moment: one
     that comes while the event loop is being made is kept and acted on once the loop runs (a
     KeyboardInterrupt out of the loop's own set-up would leave a half-made loop behind)."""
@@ -485,7 +485,7 @@ def _run_hosting(bots, db, log_dir, start, move_time: float = 2.0, web=None):
                 for sig in (STOP_SIGNALS if main_thread else ())}
     try:
         return asyncio.run(_host_and_run(bots, db, log_dir, start, move_time=move_time, early=early,
-                                         signals=main_thread, web=web))
+                                         signals=main_thread, web=web, **hosting))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -500,7 +500,8 @@ class _WebPlan:
 
 
 async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", move_time=2.0,
-                        early: list[int] | None = None, signals: bool = True, web: _WebPlan | None = None):
+                        early: list[int] | None = None, signals: bool = True, web: _WebPlan | None = None,
+                        authenticate: Callable[[str], str | None] | None = None, grace: float | None = None):
     """Host a referee locally, start the command bots, run ``start(referee, ledger, running)``.
 
     Then the end (module docstring): every stream is closed after its queued messages, the
@@ -527,7 +528,9 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
     if got:
         raise _Stopped(got[0])
     ledger = open_ledger(db) if db else None
-    referee = Referee(ledger_auth(ledger) if ledger else None, TimeControl(move_seconds=move_time))
+    tc = TimeControl(move_seconds=move_time) if grace is None else TimeControl(move_seconds=move_time,
+                                                                                grace_seconds=grace)
+    referee = Referee(authenticate or (ledger_auth(ledger) if ledger else None), tc)
     running: list[procs.BotProcess] = []
     started: dict = {}
 
@@ -1362,6 +1365,10 @@ bridge.register(app)
 from .web import command as web_command  # noqa: E402  (imports the web stack only when it runs)
 
 web_command.register(app)
+
+from . import check as check_command  # noqa: E402  (`cardarena check`, the pre-flight of a bot)
+
+check_command.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point
