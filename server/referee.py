@@ -157,6 +157,7 @@ class Link:
         self.closed = False
         self.games: tuple[str, ...] = ()        # Hello.games: empty is every game
         self.hello: asyncio.Event = asyncio.Event()  # set once the bot has said hello
+        self.max_matches = 0                          # Hello.max_matches: 0 is the server's limit
         self.strays = 0
         self.flood = _Bucket(FLOOD_RATE, FLOOD_BURST)
         self.notices = _Bucket(NOTICE_RATE, NOTICE_BURST)

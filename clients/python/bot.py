@@ -25,6 +25,10 @@ one runs in the other. An ``async def`` bot is awaited; a plain function is call
 (use ``threads=N`` to run slow synchronous bots in a thread pool). Optional methods of a bot
 object: ``on_start(match_start)``, ``on_end(match_end)``, ``on_notice(notice)`` (protobuf
 messages).
+
+Ladders (``cardarena serve --ladder``): the hello says which games the bot plays (``games=``, or
+``CARDARENA_GAMES=sixth-card,unsorted``; none: every game) and how many ladder matches it wants
+at once at most (``max_matches=``, or ``CARDARENA_MAX_MATCHES``; 0: the server's limit).
 """
 from __future__ import annotations
 
@@ -161,7 +165,8 @@ def _channel(address: str, ca_file: str | None):
 
 
 async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (),
-               retry_seconds: float = 30.0, threads: int = 0, ca_file: str | None = None) -> None:
+               retry_seconds: float = 30.0, threads: int = 0, ca_file: str | None = None,
+               max_matches: int = 0) -> None:
     """The async core of :func:`run`."""
     decide = getattr(bot, "decide", bot)
     is_async = inspect.iscoroutinefunction(decide)
@@ -195,7 +200,8 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
 
                 replaced = ""
                 try:
-                    await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games))))
+                    await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games),
+                                                            max_matches=max_matches)))
                     while True:
                         msg = await call.read()
                         if msg is grpc.aio.EOF:
@@ -269,6 +275,10 @@ def run(bot: Any, address: str | None = None, token: str | None = None, **kwargs
                 token = value
     address = address or os.environ.get("CARDARENA_ADDRESS", "127.0.0.1:50051")
     kwargs.setdefault("ca_file", os.environ.get("CARDARENA_TLS_CA") or None)
+    if "games" not in kwargs and os.environ.get("CARDARENA_GAMES"):  # the games said in Hello (ladders)
+        kwargs["games"] = tuple(g.strip() for g in os.environ["CARDARENA_GAMES"].split(",") if g.strip())
+    if "max_matches" not in kwargs and os.environ.get("CARDARENA_MAX_MATCHES", "").isdigit():
+        kwargs["max_matches"] = int(os.environ["CARDARENA_MAX_MATCHES"])
     token = token or os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         sys.exit("cardarena bot: no token (set CARDARENA_TOKEN or pass --token)")

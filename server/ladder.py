@@ -1,0 +1,409 @@
+"""The arena: rated ladder matches around the clock among the bots connected to ``cardarena serve``.
+
+``serve --ladder GAME[:SEATS]`` (repeatable) keeps matches of each ladder going among the
+registered bots that are connected, claim the game in their ``Hello.games`` (empty: every game),
+are neither paused (``bot pause``) nor benched (quarantine), and have room for one more match.
+
+Matchmaking (:func:`draw_table`)
+================================
+Whenever enough bots of a ladder are free, a table is drawn:
+
+1. the **anchor** is the free bot that has waited longest since its last match (ties: fewer
+   ladder matches first, then by name), so nobody starves;
+2. each further seat is drawn at random among the other free bots, each with the weight
+   ``FLOOR + (1 − FLOOR) · q · n``, where ``q`` is the TrueSkill match quality of the table so
+   far with that bot added (the draw probability TrueSkill predicts: near 1 for close ratings),
+   and ``n = 1 / (1 + m)`` with ``m`` the times the two have met in the bot's last
+   ``RECENT_MEETINGS`` ladder matches (opponents vary).
+
+While σ is large (new bots) every quality is alike, so new bots meet everyone; as σ shrinks
+close ratings meet more often; ``FLOOR`` (0.1) keeps every pairing possible.
+
+Per bot at most ``max_per_bot`` matches at once (``serve --max-matches``, default 2), fewer if its
+``Hello.max_matches`` asks for fewer. The seat order of a table is shuffled.
+
+Quarantine (:class:`QuarantineRule`)
+====================================
+After each ladder match, a bot's last ``window`` ladder matches (10) since it last came back are
+judged: if its faults are more than ``max_fault_rate`` (10 %, the rule of OpenSpiel's
+competition referee) of its decisions in them (counted once it has made at least 20), or it
+forfeited ``max_forfeits`` (3) of them, it is **benched** for ``bench_seconds`` (600; ``serve
+--bench-seconds``): it gets no new ladder match, its page and ``bot list`` say so and why, and it
+comes back by itself when the time is up, with a fresh window. ``bot pause NAME`` benches a bot
+by hand until ``bot resume NAME``. A bot that crashes forfeits its running matches (the conduct
+rules), which benches it once it has forfeited three; a bot that is away is simply not scheduled.
+
+Shutdown (:meth:`Arena.stop`)
+=============================
+On SIGTERM no new match starts; running matches get ``drain_seconds`` (``serve --drain``, 30 s) to
+finish and be recorded; the rest are cancelled and marked failed ("unplayed: the server
+stopped"), never half-recorded. A restarted server starts from the ledger as it is (ratings,
+bench times, pauses); ladder matches a killed server left running are marked failed the same
+way on start.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from .games import get as get_game
+
+log = logging.getLogger("cardarena.ladder")
+
+FLOOR = 0.1
+RECENT_MEETINGS = 20
+UNPLAYED = "unplayed: the server stopped"
+LADDER = "ladder"
+
+
+class LadderError(ValueError):
+    """A ladder given wrongly (one line for the CLI)."""
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    game: str
+    seats: int
+
+    @classmethod
+    def parse(cls, text: str) -> "LadderSpec":
+        """``GAME`` or ``GAME:SEATS``; the table size defaults to the game's smallest."""
+        game, sep, seats = text.strip().partition(":")
+        try:
+            g = get_game(game)
+        except KeyError:
+            from .games import games
+            raise LadderError(f"no game {game!r} (games: {', '.join(games())})") from None
+        if not sep:
+            return cls(game, g.min_players)
+        if not seats.isdigit() or not g.min_players <= int(seats) <= g.max_players:
+            raise LadderError(f"{text!r}: {game} is played by {g.min_players} to {g.max_players} seats")
+        return cls(game, int(seats))
+
+    def __str__(self) -> str:
+        return f"{self.game}:{self.seats}"
+
+
+@dataclass
+class Entrant:
+    """A free bot as matchmaking sees it."""
+    name: str
+    mu: float
+    sigma: float
+    matches: int = 0           # ladder matches of this game so far
+    free_since: float = 0.0    # monotonic time it became free
+
+
+def quality(game: str, skills: Sequence[tuple[float, float]]) -> float:
+    """TrueSkill's match quality of a free-for-all table (each seat its own team)."""
+    from cardarena.ratings.rating import environment
+    env = environment(game)
+    return float(env.quality([(env.create_rating(mu, sigma),) for mu, sigma in skills]))
+
+
+def draw_table(rng: random.Random, game: str, seats: int, free: Sequence[Entrant],
+               met: Mapping[str, Counter] | None = None) -> list[str] | None:
+    """A table of ``seats`` free bots (module docstring), in seat order; None if too few."""
+    if len(free) < seats:
+        return None
+    met = met or {}
+    anchor = min(free, key=lambda e: (e.free_since, e.matches, e.name))
+    table = [anchor]
+    rest = [e for e in free if e is not anchor]
+    while len(table) < seats:
+        weights = []
+        for e in rest:
+            q = quality(game, [(t.mu, t.sigma) for t in table] + [(e.mu, e.sigma)])
+            meetings = sum(met.get(t.name, Counter()).get(e.name, 0) for t in table)
+            weights.append(FLOOR + (1 - FLOOR) * q / (1 + meetings))
+        pick = rng.choices(range(len(rest)), weights=weights)[0]
+        table.append(rest.pop(pick))
+    names = [e.name for e in table]
+    rng.shuffle(names)
+    return names
+
+
+@dataclass(frozen=True)
+class QuarantineRule:
+    window: int = 10
+    max_fault_rate: float = 0.10
+    min_decisions: int = 20
+    max_forfeits: int = 3
+    bench_seconds: float = 600.0
+
+    def judge(self, recent: Sequence[tuple[int, int, bool]]) -> str | None:
+        """Why a bot must be benched, from its last matches' (decisions, faults, forfeited); or None."""
+        last = list(recent)[-self.window:]
+        forfeits = sum(1 for _, _, f in last if f)
+        if forfeits >= self.max_forfeits:
+            return f"forfeited {forfeits} of its last {len(last)} ladder matches"
+        decisions = sum(d for d, _, _ in last)
+        faults = sum(f for _, f, _ in last)
+        if decisions >= self.min_decisions and faults > self.max_fault_rate * decisions:
+            return (f"{faults} faults in {decisions} decisions ({100 * faults / decisions:.0f} %) over its last "
+                    f"{len(last)} ladder matches")
+        return None
+
+
+@dataclass
+class ArenaStats:
+    """Figures for bench/arena.py and the logs."""
+    started: int = 0
+    finished: int = 0
+    unplayed: int = 0
+    decisions: int = 0
+    waits: list[float] = field(default_factory=list)   # seconds from a bot being free to its next match
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Arena:
+    """The ladders of one ``serve`` process over its referee and ledger (module docstring)."""
+
+    def __init__(self, referee, ledger, ladders: Sequence[LadderSpec], *, max_per_bot: int = 2,
+                 rule: QuarantineRule = QuarantineRule(), time_control=None, drain_seconds: float = 30.0,
+                 tick: float = 0.1, rng: random.Random | None = None,
+                 on_change: Callable[[], None] | None = None):
+        self.referee, self.ledger = referee, ledger
+        self.ladders = list(ladders)
+        self.max_per_bot = max_per_bot
+        self.rule = rule
+        self.time_control = time_control
+        self.drain_seconds = drain_seconds
+        self.tick = tick
+        self.rng = rng or random.Random(secrets.randbits(64))
+        self.on_change = on_change
+        self.running: dict[str, int] = defaultdict(int)      # bot → its ladder matches now
+        self.free_since: dict[str, float] = {}
+        self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=rule.window))
+        self.met: dict[str, Counter] = defaultdict(Counter)
+        self.history: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT_MEETINGS))
+        self.benched: dict[str, tuple[datetime, str]] = {}   # bot → (until, why), UTC
+        self.paused: set[str] = set()
+        self.tasks: dict[asyncio.Task, list[str]] = {}
+        self.stats = ArenaStats()
+        self._stopping = False
+        self._loop_task: asyncio.Task | None = None
+        self._wake = asyncio.Event()
+        self._refresh_at = 0.0
+        self._ratings: dict[str, dict[str, tuple[float, float]]] = {}   # game → bot → (μ, σ)
+        self._matches: Counter = Counter()   # (game, bot) → ladder matches played here
+
+    # ----- state from the ledger ------------------------------------------------------------
+    def _load(self) -> None:
+        """Pauses, bench times and recent conduct from the ledger; matches a killed server left."""
+        cleaned = self.ledger.fail_running_matches(LADDER, UNPLAYED)
+        if cleaned:
+            log.info("%d ladder matches left running by an earlier server marked failed (%s)", cleaned, UNPLAYED)
+        self._refresh()
+        for bot, rows in self.ledger.recent_ladder_conduct(self.rule.window).items():
+            since = self.benched.get(bot)
+            self.recent[bot].extend((d, f, fo) for d, f, fo, at in rows if since is None or at >= since[0])
+
+    def _refresh(self) -> None:
+        """The bots' states and the ladders' ratings, from the ledger (in a thread, once a second)."""
+        self._refresh_states()
+        for game in {spec.game for spec in self.ladders}:
+            self._ratings[game] = {r.bot: (r.mu, r.sigma) for r in self.ledger.ratings(game)}
+
+    def _refresh_states(self) -> None:
+        states = self.ledger.bot_states()
+        self.paused = {s.name for s in states if s.paused}
+        self.benched = {s.name: (s.benched_until, s.bench_reason or "") for s in states
+                        if s.benched_until is not None and s.benched_until > utcnow()}
+
+    def state_of(self, bot: str) -> str:
+        """playing, idle, away, paused or benched (the bot's page and ``bot list``)."""
+        if bot in self.paused:
+            return "paused"
+        if bot in self.benched:
+            return "benched"
+        if self.running.get(bot):
+            return "playing"
+        return "idle" if self.referee.is_connected(bot) else "away"
+
+    # ----- the loop --------------------------------------------------------------------------
+    def start(self) -> asyncio.Task:
+        self._load()
+        self._loop_task = asyncio.create_task(self._run(), name="arena")
+        return self._loop_task
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            now = time.monotonic()
+            if now >= self._refresh_at:  # `bot pause/resume` by another process, bench ends
+                self._refresh_at = now + 1.0
+                try:
+                    await asyncio.to_thread(self._refresh)
+                except Exception:  # noqa: BLE001 - a busy ledger: try again next second
+                    log.exception("reading the bots' states")
+            for spec in self.ladders:
+                self._schedule(spec)
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.tick)
+            except asyncio.TimeoutError:
+                pass
+
+    def _limit(self, bot: str) -> int:
+        link = self.referee.links.get(bot)
+        asked = getattr(link, "max_matches", 0) or 0
+        return min(self.max_per_bot, asked) if asked > 0 else self.max_per_bot
+
+    def _free(self, spec: LadderSpec) -> list[str]:
+        out = []
+        for bot, link in list(self.referee.links.items()):
+            if link.games and spec.game not in link.games:
+                continue
+            if not link.hello.is_set() or bot in self.paused or bot in self.benched:
+                continue
+            if self.running[bot] >= self._limit(bot):
+                continue
+            out.append(bot)
+        return out
+
+    def _schedule(self, spec: LadderSpec) -> None:
+        free = self._free(spec)
+        if len(free) < spec.seats:
+            return
+        now = time.monotonic()
+        ratings = self._ratings.get(spec.game, {})
+        entrants = {b: Entrant(b, *ratings.get(b, _initial(spec.game)), matches=self._matches.get((spec.game, b), 0),
+                               free_since=self.free_since.setdefault(b, now)) for b in free}
+        while len(entrants) >= spec.seats and not self._stopping:
+            table = draw_table(self.rng, spec.game, spec.seats, list(entrants.values()), self.met)
+            for b in table:
+                self.stats.waits.append(now - entrants[b].free_since)
+                self.running[b] += 1
+                if self.running[b] >= self._limit(b):
+                    del entrants[b]
+                else:
+                    entrants[b].free_since = now
+                self.free_since.pop(b, None)
+            task = asyncio.create_task(self._play(spec, table), name=f"ladder {spec} {table}")
+            self.tasks[task] = table
+            self.stats.started += 1
+
+    async def _play(self, spec: LadderSpec, bots: list[str]) -> None:
+        from .league import record_args
+        match_id = None
+        try:
+            seed = self.rng.getrandbits(63)
+            match_id = await asyncio.to_thread(self.ledger.create_match, spec.game, seed, {}, bots, kind=LADDER)
+            await asyncio.to_thread(self.ledger.claim_match, match_id)
+            t0 = time.monotonic()
+            out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control)
+            recording = asyncio.ensure_future(asyncio.to_thread(self.ledger.record_match, match_id,
+                                                                **record_args(out, t0)))
+            match_id = None  # from here it is recorded whole, even if the server stops meanwhile
+            try:
+                await asyncio.shield(recording)
+            except asyncio.CancelledError:
+                await recording
+                raise
+            self.stats.finished += 1
+            self.stats.decisions += out.decisions
+            self._after(spec, bots, out)
+        except asyncio.CancelledError:
+            if match_id is not None:
+                await asyncio.to_thread(self._unplayed, match_id)
+            raise
+        except Exception:  # noqa: BLE001 - one match's trouble never stops the arena
+            log.exception("ladder match %s of %s", match_id, bots)
+            if match_id is not None:
+                await asyncio.to_thread(self._unplayed, match_id, "failed: see the server's log")
+        finally:
+            now = time.monotonic()
+            for b in bots:
+                self.running[b] -= 1
+                self.free_since.setdefault(b, now)
+            self.tasks.pop(asyncio.current_task(), None)
+            self.wake()
+            if self.on_change:
+                self.on_change()
+
+    def _unplayed(self, match_id: int, why: str = UNPLAYED) -> None:
+        try:
+            self.ledger.fail_match(match_id, why)
+        except Exception:  # noqa: BLE001
+            log.exception("marking ladder match %s failed", match_id)
+        self.stats.unplayed += 1
+
+    def _after(self, spec: LadderSpec, bots: list[str], out) -> None:
+        """Meetings, and the quarantine rule for every bot of the finished match."""
+        for s, b in enumerate(bots):
+            self._matches[(spec.game, b)] += 1
+            for o in bots:
+                if o != b:
+                    self.met[b][o] += 1
+            self.history[b].append([o for o in bots if o != b])
+            if len(self.history[b]) == self.history[b].maxlen:  # forget the meetings that fell out
+                for o in self.history[b][0]:
+                    self.met[b][o] = max(0, self.met[b][o] - 1)
+        seats_of: dict[str, list[int]] = defaultdict(list)
+        for s, b in enumerate(bots):
+            seats_of[b].append(s)
+        for b, seats in seats_of.items():
+            decisions = sum(1 for step in out.steps for s in seats if s in step)
+            faults = sum(out.faults[s] for s in seats)
+            self.recent[b].append((decisions, faults, any(out.forfeited[s] for s in seats)))
+            why = self.rule.judge(self.recent[b])
+            if why and b not in self.benched:
+                until = utcnow() + timedelta(seconds=self.rule.bench_seconds)
+                self.benched[b] = (until, why)
+                self.recent[b].clear()
+                log.warning("bot %s is benched until %s UTC: %s", b, until.isoformat(timespec="seconds"), why)
+                asyncio.ensure_future(asyncio.to_thread(self._record_bench, b, until, why))
+
+    def _record_bench(self, bot: str, until: datetime, why: str) -> None:
+        try:
+            self.ledger.bench_bot(bot, until, why)
+        except Exception:  # noqa: BLE001 - the bench holds in this process all the same
+            log.exception("recording the bench of %s", bot)
+
+    # ----- shutdown --------------------------------------------------------------------------
+    async def stop(self) -> None:
+        """No new match; running ones get ``drain_seconds`` to finish, the rest are unplayed."""
+        self._stopping = True
+        self.wake()
+        if self._loop_task is not None:
+            await asyncio.gather(self._loop_task, return_exceptions=True)
+        tasks = list(self.tasks)
+        if tasks:
+            log.info("waiting up to %g s for %d ladder matches to finish", self.drain_seconds, len(tasks))
+            done, pending = await asyncio.wait(tasks, timeout=self.drain_seconds)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _initial(game: str) -> tuple[float, float]:
+    from cardarena.ratings.rating import initial
+    return initial(game)
+
+
+def snapshot(arena: Arena | None, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Each bot's arena state for the pages: state, and while benched until when and why."""
+    out = {}
+    for n in names:
+        if arena is None:
+            continue
+        entry: dict[str, Any] = {"state": arena.state_of(n), "matches_now": arena.running.get(n, 0)}
+        if n in arena.benched:
+            until, why = arena.benched[n]
+            entry.update(benched_until=until.isoformat(timespec="seconds") + "Z", bench_reason=why)
+        out[n] = entry
+    return out
