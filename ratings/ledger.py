@@ -73,7 +73,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import bindparam, delete, event, func, insert, text, update
+from sqlalchemy import bindparam, delete, event, func, insert, text, true, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
@@ -81,7 +81,7 @@ from sqlmodel import Session, create_engine, select
 
 from . import rating as rules
 from .models import (
-    FAILED, FINISHED, RUNNING, SCHEDULED, STATUSES, Bot, BotInfo, League, LeagueInfo, Match,
+    FAILED, FINISHED, INDEXES, RUNNING, SCHEDULED, STATUSES, Bot, BotInfo, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
     Seat, SeatResults, utcnow,
 )
@@ -109,6 +109,12 @@ _RATING_UPDATE = (update(Rating.__table__)
                   .values(mu=bindparam("mu"), sigma=bindparam("sigma"), matches=bindparam("matches"),
                           wins=bindparam("wins"), place_sum=bindparam("place_sum")))
 _RATING_INSERT = insert(Rating.__table__)
+#: The columns of a listed match (``matches``), read as rows, never as table objects (each
+#: object costs SQLAlchemy's identity map ~20 µs: a page of rows would be most of a request).
+#: (``index`` is labelled ``position``: a row's ``index`` is the tuple method.)
+_LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _match.league_id, _match.round,
+           _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
+           _match.fail_reason)
 _HISTORY_INSERT = insert(RatingHistory.__table__)
 _LOG_INSERT = insert(MatchLog.__table__)
 
@@ -286,6 +292,17 @@ class Ledger:
                 if "already exists" not in str(e):
                     raise
                 Bot.metadata.create_all(self.engine, tables=TABLES)
+            self._add_indexes()
+
+    def _add_indexes(self) -> None:
+        """The indexes of :data:`~cardarena.ratings.models.INDEXES` a ledger made before them
+        lacks (``create_all`` makes them only with a new table)."""
+        for index in INDEXES:
+            try:
+                index.create(self.engine, checkfirst=True)
+            except OperationalError as e:  # another process made it at the same moment
+                if "already exists" not in str(e):
+                    raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -358,14 +375,25 @@ class Ledger:
         with self._read() as session:
             return [_bot_info(b) for b in session.exec(select(Bot).order_by(Bot.name))]
 
-    def bot_seats(self, name: str) -> list[tuple[int, int, bool, dict | None, float | None]]:
-        """(seat, faults, forfeited, the match's result details, its duration in seconds) for
-        each finished match the bot held a seat in (its conduct, for the bot's web page)."""
+    def bot_seats(self, name: str) -> list[tuple[str, int, int, bool, dict | None, float | None]]:
+        """(game, seat, faults, forfeited, the match's result details, its duration in seconds)
+        for each finished match the bot held a seat in (its conduct and decision latency, for
+        the bot's web page): one indexed query, as many rows as the bot has seats."""
         with self._read() as session:
             bot_id = self._bot_row(session, name).id
-            q = (select(Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)
+            q = (select(Match.game, Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)
                  .join(Match, Match.id == Seat.match_id).where(Seat.bot_id == bot_id, Match.status == FINISHED))
-            return [tuple(row) for row in session.exec(q).all()]
+            return [tuple(row) for row in session.execute(q).all()]
+
+    def version(self) -> tuple:
+        """A cheap fingerprint of what the ratings are derived from: (the last recorded match's
+        ``seq``, the last rating-history row's id). It changes whenever a match is recorded or
+        the ratings are recomputed into new rows; two equal fingerprints mean equal rating
+        tables and lines, so a reader may cache those under it (the web does). Two indexed
+        ``max()`` lookups, whatever the ledger's size."""
+        with self._read() as session:
+            return tuple(session.execute(select(select(func.max(MatchLog.seq)).scalar_subquery(),
+                                                select(func.max(RatingHistory.id)).scalar_subquery())).one())
 
     @staticmethod
     def _bot_row(session: Session, name: str) -> Bot:
@@ -446,11 +474,11 @@ class Ledger:
         with self._read() as session:
             if session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
-            q = select(Match).where(Match.league_id == league_id)
+            q = select(*_LISTED).where(Match.league_id == league_id)
             if status is not None:
                 q = q.where(Match.status == _status(status))
             q = q.order_by(Match.round, Match.index, Match.id)
-            return self._infos(session, session.exec(q).all(),
+            return self._infos(session, session.execute(q).all(),
                                (Seat.match_id.in_(select(Match.id).where(Match.league_id == league_id))))
 
     def reset_stale(self, league_id: int | None = None, older_than_s: float | None = None) -> int:
@@ -567,7 +595,7 @@ class Ledger:
                                          .values(status=RUNNING, claimed_at=utcnow()))
                 if result.rowcount != 1:  # another process was faster (PostgreSQL); try the next
                     continue
-                match = session.get(Match, match_id)
+                match = session.execute(select(*_LISTED).where(Match.id == match_id)).one()
                 return self._infos(session, [match], Seat.match_id == match_id)[0]
 
     def fail_match(self, match_id: int, reason: str) -> None:
@@ -686,9 +714,13 @@ class Ledger:
 
     def matches(self, league_id: int | None = None, game: str | None = None, limit: int | None = 50,
                 status: str | None = None, bot: str | None = None) -> list[MatchInfo]:
-        """Matches, the newest first, filtered by league, game, status and bot."""
+        """Matches, the newest first, filtered by league, game, status and bot.
+
+        Two queries whatever the limit (the matches, then their seats); a bot's matches come
+        from its seats' index (``seat (bot_id, match_id)``), newest first, so a page of them
+        costs the same in a ledger of any size."""
         with self._read() as session:
-            q = select(Match)
+            q = select(*_LISTED)
             if league_id is not None:
                 q = q.where(Match.league_id == league_id)
             if game is not None:
@@ -701,43 +733,49 @@ class Ledger:
             q = q.order_by(Match.id.desc())
             if limit is not None:
                 q = q.limit(limit)
-            rows = session.exec(q).all()
+            rows = session.execute(q).all()
             return self._infos(session, rows, Seat.match_id.in_([m.id for m in rows]))
 
     @staticmethod
-    def _infos(session: Session, rows: Sequence[Match], seat_filter) -> list[MatchInfo]:
-        """MatchInfo for these matches; ``seat_filter`` selects (at least) their seats."""
+    def _infos(session: Session, rows: Sequence, seat_filter) -> list[MatchInfo]:
+        """MatchInfo for these matches (rows of :data:`_LISTED`); ``seat_filter`` selects (at
+        least) their seats."""
         seats: dict[int, list] = defaultdict(list)
         q = (select(Seat.match_id, Seat.seat, Bot.name, Seat.score, Seat.place)
              .join(Bot, Bot.id == Seat.bot_id).where(seat_filter).order_by(Seat.match_id, Seat.seat))
-        for match_id, _seat, name, score, place in session.exec(q):
+        for match_id, _seat, name, score, place in session.execute(q):
             seats[match_id].append((name, score, place))
         return [MatchInfo(id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
                           bots=[s[0] for s in seats[m.id]], scores=[s[1] for s in seats[m.id]],
                           places=[s[2] for s in seats[m.id]], league_id=m.league_id, round=m.round,
-                          index=m.index, duplicate_set=m.duplicate_set, created_at=m.created_at,
+                          index=m.position, duplicate_set=m.duplicate_set, created_at=m.created_at,
                           finished_at=m.finished_at, fail_reason=m.fail_reason)
                 for m in rows]
 
     def match(self, match_id: int) -> MatchDetail:
-        """Everything recorded of one match, the event log and steps decompressed."""
+        """Everything recorded of one match, the event log and steps decompressed (four indexed
+        queries of columns; the time is the log's decompression, in proportion to its size)."""
         with self._read() as session:
-            m = session.get(Match, match_id)
+            m = session.execute(select(*_LISTED, Match.duration_s, Match.result_details, Match.claimed_at)
+                                .where(Match.id == match_id)).first()
             if m is None:
                 raise LedgerError(f"no match {match_id}")
-            seats = session.exec(select(Seat, Bot.name).join(Bot, Bot.id == Seat.bot_id)
-                                 .where(Seat.match_id == match_id).order_by(Seat.seat)).all()
-            log = session.exec(select(MatchLog).where(MatchLog.match_id == match_id)).first()
-            history = session.exec(select(RatingHistory).where(RatingHistory.match_id == match_id)
-                                   .order_by(RatingHistory.seat)).all()
-            names = {s.bot_id: name for s, name in seats}
+            seats = session.execute(select(Seat.bot_id, Seat.score, Seat.place, Seat.faults, Seat.forfeited, Bot.name)
+                                    .join(Bot, Bot.id == Seat.bot_id)
+                                    .where(Seat.match_id == match_id).order_by(Seat.seat)).all()
+            log = session.execute(select(MatchLog.events, MatchLog.steps).where(MatchLog.match_id == match_id)).first()
+            history = session.execute(select(RatingHistory.seat, RatingHistory.bot_id, RatingHistory.game,
+                                             RatingHistory.rated, RatingHistory.mu_before, RatingHistory.sigma_before,
+                                             RatingHistory.mu, RatingHistory.sigma)
+                                      .where(RatingHistory.match_id == match_id).order_by(RatingHistory.seat)).all()
+            names = {s.bot_id: s.name for s in seats}
             return MatchDetail(
                 id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
-                bots=[name for _, name in seats], scores=[s.score for s, _ in seats],
-                places=[s.place for s, _ in seats], league_id=m.league_id, round=m.round, index=m.index,
+                bots=[s.name for s in seats], scores=[s.score for s in seats],
+                places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
                 duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
-                fail_reason=m.fail_reason, faults=[s.faults for s, _ in seats],
-                forfeited=[s.forfeited for s, _ in seats],
+                fail_reason=m.fail_reason, faults=[s.faults for s in seats],
+                forfeited=[s.forfeited for s in seats],
                 steps=unpack_steps(log.steps) if log else [], events=unpack_events(log.events) if log else [],
                 result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,
                 rating_changes=[RatingChange(h.seat, names.get(h.bot_id, "?"), h.game, h.rated, h.mu_before,
@@ -747,11 +785,12 @@ class Ledger:
 
     def ratings(self, game: str | None = None) -> list[RatingRow]:
         """The rating table: bots with rated matches, by game, best conservative rating first."""
-        with self._read() as session:
-            q = select(Rating, Bot.name).join(Bot, Bot.id == Rating.bot_id).where(Rating.matches > 0)
+        with self._read() as session:  # columns, not table objects: a table of 1,000 bots is one fetch
+            q = (select(Rating.game, Rating.mu, Rating.sigma, Rating.matches, Rating.wins, Rating.place_sum, Bot.name)
+                 .join(Bot, Bot.id == Rating.bot_id).where(Rating.matches > 0))
             if game is not None:
                 q = q.where(Rating.game == game)
-            rows = [(r.game, r.mu, r.sigma, r.matches, r.wins, r.place_sum, name) for r, name in session.exec(q)]
+            rows = [tuple(r) for r in session.execute(q)]
         rows.sort(key=lambda r: (r[0], -rules.conservative(r[1], r[2]), -r[1], r[6]))
         table, rank, last_game = [], 0, None
         for g, mu, sigma, matches, wins, place_sum, name in rows:
@@ -772,7 +811,8 @@ class Ledger:
                     for h in session.exec(q)]
 
     def rating_histories(self, game: str) -> dict[str, list[RatingChange]]:
-        """Every bot's :meth:`rating_history` in a game, in one query (a leaderboard's lines)."""
+        """Every bot's :meth:`rating_history` in a game, in one query, every match of it (the
+        web draws its charts from :meth:`rating_lines`, bounded)."""
         with self._read() as session:
             q = (select(RatingHistory, Bot.name).join(MatchLog, MatchLog.match_id == RatingHistory.match_id)
                  .join(Bot, Bot.id == RatingHistory.bot_id)
@@ -781,6 +821,41 @@ class Ledger:
             for h, name in session.exec(q):
                 out[name].append(RatingChange(h.seat, name, game, h.rated, h.mu_before, h.sigma_before, h.mu, h.sigma))
             return dict(out)
+
+    def rating_lines(self, game: str | None = None, bots: Iterable[str] | None = None,
+                     points: int = 60) -> dict[tuple[str, str], list[tuple[float, float]]]:
+        """Each bot's rating line, bounded: ``(bot, game)`` → (μ, σ) after its rated matches,
+        oldest first, at most ``points`` of them, in one query (the web's charts).
+
+        A line longer than ``points`` is thinned in SQL, evenly: with ``n`` rated matches and
+        ``k = ⌈n / points⌉``, it keeps every ``k``-th match counted back from the last one, so the
+        last (the current rating) is always there, and a chart costs the same for a bot of ten
+        matches and one of a hundred thousand. Self-play seats (not rated) are left out.
+        ``game`` and ``bots`` (names) restrict it; unknown names have no line.
+        """
+        if points < 1:
+            raise LedgerError(f"a rating line needs at least one point, not {points}")
+        rh = RatingHistory.__table__.c
+        q = (select(Bot.name, rh.game, rh.mu, rh.sigma,
+                    func.row_number().over(partition_by=(rh.bot_id, rh.game), order_by=MatchLog.seq.desc())
+                    .label("back"),
+                    Rating.matches.label("n"))  # the rated matches, counted already
+             .join(MatchLog, MatchLog.match_id == rh.match_id).join(Bot, Bot.id == rh.bot_id)
+             .join(Rating, (Rating.bot_id == rh.bot_id) & (Rating.game == rh.game))
+             .where(rh.rated == true()))
+        if game is not None:
+            q = q.where(rh.game == game)
+        if bots is not None:
+            q = q.where(Bot.name.in_(list(bots)))
+        line = q.subquery()
+        step = (line.c.n + (points - 1)) // points
+        kept = select(line.c.name, line.c.game, line.c.back, line.c.mu, line.c.sigma).where((line.c.back - 1) % step == 0)
+        found: dict[tuple[str, str], list[tuple[int, float, float]]] = defaultdict(list)
+        with self._read() as session:
+            for name, g, back, mu, sigma in session.execute(kept):
+                found[name, g].append((back, mu, sigma))
+        # ordered here, not in SQL: sorting a few points per bot costs less than SQLite's sort
+        return {key: [(mu, sigma) for _, mu, sigma in sorted(points, reverse=True)] for key, points in found.items()}
 
     def _replay(self, session: Session, game: str | None, progress: Progress | None = None):
         """Rate every complete finished match again, in recording order, in memory.

@@ -20,14 +20,21 @@ table               one row per
 
 A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
 ``finished`` (recorded, rated) or ``failed`` (no result, no rating change).
+
+Indexes for the reads of the web pages (:data:`INDEXES`), beyond the keys and the single-column
+ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching any other
+bot's seats, and ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, a bot's rating
+line in one game read from the index alone (no row of the table is visited).
+They are created when a ledger is opened if it lacks them (``Index.create(checkfirst=True)``),
+so a ledger file made before them gets them then; no migration is needed for an index.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, LargeBinary, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
@@ -122,6 +129,14 @@ class RatingHistory(SQLModel, table=True):
     sigma: float
 
 
+#: The indexes added for the web's reads (module docstring); ``Ledger`` creates any one missing.
+INDEXES = (
+    Index("ix_seat_bot_match", Seat.__table__.c.bot_id, Seat.__table__.c.match_id),
+    Index("ix_rating_history_line", *(RatingHistory.__table__.c[k]
+                                      for k in ("bot_id", "game", "rated", "match_id", "mu", "sigma"))),
+)
+
+
 # --------------------------------------------------------------------------------- records
 
 
@@ -210,7 +225,12 @@ class MatchInfo:
     fail_reason: str | None = None
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        """The fields of a listed match as JSON (a :class:`MatchDetail` adds its own): a shallow
+        copy, never a deep one (``asdict`` would copy every event of a detail's log)."""
+        d = {f.name: getattr(self, f.name) for f in fields(MatchInfo)}
+        for k in ("bots", "scores", "places"):
+            d[k] = list(d[k])
+        d["options"] = dict(d["options"])
         for k in ("created_at", "finished_at"):
             d[k] = d[k].isoformat() if d[k] else None
         return d
@@ -252,7 +272,10 @@ class MatchDetail(MatchInfo):
 
     def to_json(self) -> dict:
         d = super().to_json()
-        d["claimed_at"] = self.claimed_at.isoformat() if self.claimed_at else None
+        d.update(faults=list(self.faults), forfeited=list(self.forfeited), steps=self.steps, events=self.events,
+                 result_details=self.result_details, duration_s=self.duration_s,
+                 claimed_at=self.claimed_at.isoformat() if self.claimed_at else None,
+                 rating_changes=[c.to_json() for c in self.rating_changes])
         return d
 
 

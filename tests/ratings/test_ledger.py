@@ -500,3 +500,65 @@ def test_steps_come_back_with_their_keys(steps):
     assert ledger_module.unpack_steps(ledger_module.pack_steps(steps)) == steps
     assert [list(map(type, s)) for s in ledger_module.unpack_steps(ledger_module.pack_steps(steps))] == \
         [list(map(type, s)) for s in steps]
+
+
+def test_rating_lines_are_the_rated_history_thinned_to_at_most_the_points_asked_ending_now(led):
+    """Ledger.rating_lines (the web's charts): (μ, σ) after each rated match, oldest first; a longer
+    line keeps every k-th match counted back from the last (k = ⌈n / points⌉), so the current
+    rating is always its last point; self-play seats are left out."""
+    add_bots(led, "a", "b", "c")
+    for k in range(10):
+        play(led, ["a", "b", "c"] if k % 2 else ["c", "a", "b"], [1 + k % 3, 1 + (k + 1) % 3, 1 + (k + 2) % 3],
+             seed=k)
+    play(led, ["b", "b", "a"], [2, 1, 3], seed=99)  # b's two seats are self-play: not rated
+    full = {bot: [(c.mu, c.sigma) for c in led.rating_history(bot, GAME) if c.rated] for bot in "abc"}
+    assert len(full["b"]) == 10 and len(led.rating_history("b", GAME)) == 12 and len(full["a"]) == 10
+    lines = led.rating_lines(GAME)
+    assert lines == {(bot, GAME): full[bot] for bot in "abc"}
+    thin = led.rating_lines(GAME, ["a"], points=4)  # k = ⌈10 / 4⌉ = 3: a's rated matches 10, 7, 4, 1
+    assert thin == {("a", GAME): [full["a"][i] for i in (0, 3, 6, 9)]}
+    current = {r.bot: (r.mu, r.sigma) for r in led.ratings(GAME)}
+    assert all(line[-1] == current[bot] for (bot, _), line in led.rating_lines(points=3).items())
+    assert led.rating_lines(GAME, ["nobody"]) == {} and led.rating_lines("no-such-game") == {}
+    with pytest.raises(LedgerError):
+        led.rating_lines(points=0)
+
+
+def test_the_version_changes_when_a_match_is_recorded_and_only_then(led):
+    """Ledger.version, the fingerprint the web caches its rating tables under."""
+    add_bots(led, "a", "b")
+    before = led.version()
+    match_id = led.create_match(GAME, 1, {}, ["a", "b"])
+    assert led.version() == before  # a scheduled match rates nothing
+    record(led, match_id, [1, 2])
+    after = led.version()
+    assert after != before and led.version() == after
+
+
+def test_a_ledger_made_before_the_web_indexes_gets_them_when_opened(file_path):
+    """models.INDEXES: a ledger file without them (made by an older version) has them once opened."""
+    from cardarena.ratings.models import INDEXES
+    Ledger(file_path).close()
+    with sqlite3.connect(file_path) as c:
+        for index in INDEXES:
+            c.execute(f"DROP INDEX {index.name}")
+    names = {index.name for index in INDEXES}
+
+    def indexes():
+        with sqlite3.connect(file_path) as c:
+            return {n for (n,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert not names & indexes()
+    Ledger(file_path).close()
+    assert names <= indexes()
+
+
+def test_a_match_detail_as_json_is_every_field_of_it(led):
+    """MatchDetail.to_json copies shallowly what dataclasses.asdict would copy deeply."""
+    import dataclasses
+    add_bots(led, "a", "b")
+    match_id, _ = play(led, ["a", "b"], [2, 1], result_details={"faults": []})
+    m = led.match(match_id)
+    want = dataclasses.asdict(m)
+    for k in ("created_at", "finished_at", "claimed_at"):
+        want[k] = want[k].isoformat() if want[k] else None
+    assert m.to_json() == want and list(m.to_json()) == list(want)
