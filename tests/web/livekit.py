@@ -1,6 +1,6 @@
 """The live tests' harness (tests/web/test_live*.py): a referee and the web app served as
 `cardarena serve` serves them, in one asyncio loop in a thread (grpc.aio via
-``service.start_server``, uvicorn via ``Server.serve(sockets=...)``), over a real SQLite ledger,
+``service.start_server``, uvicorn as a task of the loop via ``web.host.start``), over a real SQLite ledger,
 with real bot processes (tests/bots/slow_bot.py, thinking ``think`` seconds a decision) playing
 one-match leagues over gRPC.
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sys
 import threading
 import time
@@ -78,19 +77,12 @@ class LiveSite:
         return self
 
     async def _host(self) -> None:
-        import uvicorn
-
+        from cardarena.server.web import host
         from cardarena.server.web.app import create_app
         self.grpc = await start_server(self.referee)
         self.app = create_app(self.ledger, self.referee)  # on the loop's thread, as serve does
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.web = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="off",
-                                                 timeout_graceful_shutdown=1))
-        self.web_task = asyncio.ensure_future(self.web.serve(sockets=[sock]))
-        while not self.web.started:
-            await asyncio.sleep(0.02)
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self.web = await host.start(self.app, host.bind("127.0.0.1:0"))
+        self.url = self.web.url.rstrip("/")
 
     def league(self, game: str, bots: list[str], options: dict, think: float = 0.02, seed: int = 1) -> Future:
         """A one-match league of ``bots`` (slow_bot.py programs) on the loop; its id, once played."""
@@ -126,14 +118,12 @@ class LiveSite:
 
     def stop(self) -> None:
         async def down():
-            self.web.should_exit = True
-            await self.web_task
+            await self.web.stop()
             await self.grpc.stop(0)
         try:
             self.call(down()).result(30)
         finally:
-            for p in self.bots:
-                p.stop()
+            procs.stop_all(self.bots)
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(10)
             self.ledger.close()

@@ -136,7 +136,7 @@ def test_heartbeats_and_a_failing_watcher_does_not_stop_the_match(site, monkeypa
     def broken(kind, run, events):
         raise RuntimeError("a broken watcher")
     site.loop.call_soon_threadsafe(site.referee.watchers.add, broken)
-    played = site.league("sixth-card", ["ann", "ben"], {"rounds": 1}, think=0.2)
+    played = site.league("sixth-card", ["ann", "ben"], {"rounds": 1}, think=0.12)
     entry = site.wait_listed()
     _, events = site.read_stream(f"/api/v1/matches/{entry['id']}/live")
     played.result(60)
