@@ -258,7 +258,7 @@ def running(request: Request) -> list[dict]:
     if live is None:
         return []
     entries = live.snapshot
-    leagues = _leagues(request, [e.id for e in entries])
+    leagues = _leagues(request, [e.id for e in entries]) if entries else {}
     return [e.to_json(leagues.get(e.id)) for e in entries]
 
 

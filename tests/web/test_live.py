@@ -119,6 +119,7 @@ def test_unknown_matches_and_an_app_without_referee_are_404_in_words(site, serve
     assert site.get("/api/v1/matches/999/live").status_code == 404
     assert site.get("/api/v1/matches/999/live").json()["detail"] == "no match 999"
     assert site.get("/matches/999/live").status_code == 404
+    assert site.get(f"/api/v1/matches/{2 ** 70}/live").status_code == 404  # not an id the ledger can hold
     assert site.get("/api/v1/live").json() == []
     from cardarena.server.web.app import create_app
     with serve(create_app(site.ledger)) as url:
