@@ -3,9 +3,13 @@
 ==========================  ====================================================================
 ``/``                       the games (with their rated bots) and the latest results
 ``/games/{game}``           the leaderboard: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place,
-                            and each bot's μ − 3σ over its matches as a small SVG line
+                            and each bot's μ − 3σ over its matches as a small SVG line; 50 bots
+                            a page (``?page=2`` …, like lichess's and Kaggle's), ranks as in the
+                            whole table
 ``/bots/{name}``            ratings per game with their history charts, recent matches, faults by
-                            kind, forfeits, and what the ledger keeps of time (match durations)
+                            kind, forfeits, decision latency p50 and p99 per game and overall
+                            ("not recorded" for matches from before the referee kept it), and
+                            the wall time of its matches
 ``/leagues``                the leagues with their progress
 ``/leagues/{id}``           settings, progress, standings with 95 % intervals, mean place by seat,
                             head-to-head, duplicate sets, recent matches
@@ -15,13 +19,18 @@
 ==========================  ====================================================================
 
 Every page renders the answer of the matching API function (:mod:`cardarena.server.web.api`),
-so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``). Cards in the
-text are drawn with their suits in colour (``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart).
+so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``), and so is a
+leaderboard page past the last. Cards in the text are drawn with their suits in colour
+(``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart). Charts are bounded: a leaderboard line has
+at most ``api.SPARK_POINTS`` points, a bot's chart ``api.LINE_POINTS`` per game (the API's
+module docstring says how they are thinned and what is cached).
 """
 from __future__ import annotations
 
 import re
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
@@ -33,6 +42,7 @@ router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 #: A card in the games' text: rank and suit (``10♥``, ``Q♠``) or a joker (``Jo``).
 CARD = re.compile(r"(?<![\w/])(?:(10|[2-9AJQK])([♣♦♥♠])|Jo)(?![\w/])")
 RED = "♥♦"
+PAGE_ROWS = 50  # bots on a page of a leaderboard
 
 
 def cards(text) -> Markup:
@@ -69,15 +79,19 @@ def home(request: Request):
 
 
 @router.get("/games/{game}")
-def game(request: Request, game: str):
+def game(request: Request, game: str, page_no: Annotated[int, Query(alias="page", ge=1, le=api.ID_MAX)] = 1):
     ledger = ledger_of(request)
     cls = api.check_game(game)
-    rows = api.game_ratings(ledger, game)
-    histories = ledger.rating_histories(game)  # one query for every bot's line
+    pages = max(1, -(-api.rated_bots(ledger, game) // PAGE_ROWS))
+    if page_no > pages:
+        raise HTTPException(404, f"no page {page_no} of the {game} leaderboard: it has {pages}")
+    rows = api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS)
+    lines = ledger.rating_lines(game, [r["bot"] for r in rows], api.SPARK_POINTS)  # one query for the page
     for r in rows:
-        r["sparkline"] = charts.sparkline(api.history_json(histories.get(r["bot"], [])),
+        r["sparkline"] = charts.sparkline(api.history_json(lines.get((r["bot"], game), [])),
                                           f"{r['bot']}: μ − 3σ over its matches")
-    return page(request, "game.html", game=game, title=cls.title, summary=cls.summary, rows=rows)
+    return page(request, "game.html", game=game, title=cls.title, summary=cls.summary, rows=rows,
+                page_no=page_no, pages=pages)
 
 
 @router.get("/bots/{name}")

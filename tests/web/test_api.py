@@ -46,7 +46,6 @@ def test_a_bot_has_its_ratings_with_history_recent_matches_and_conduct(client, l
     assert rating["history"][-1]["mu"] == rating["mu"] == last.mu
     assert all("ada" in m["bots"] for m in bot["recent_matches"]) and len(bot["recent_matches"]) == 9
     assert bot["faults"] == 0 and bot["forfeits"] == 0 and bot["faults_by_kind"] == {}
-    assert bot["latency"] is None  # the ledger keeps none; it keeps match durations
     assert bot["match_seconds"]["matches"] == 9 and 0 < bot["match_seconds"]["p50"] <= bot["match_seconds"]["p99"]
     assert get(client, f"/api/v1/bots/{REGISTERED}")["ratings"] == []
 
@@ -147,3 +146,65 @@ def test_no_page_and_no_answer_shows_a_token(client, league):
         r = client.get(url)
         assert r.status_code == 200, url
         assert not any(s in r.text for s in secrets), url
+
+
+def answered(ledger, bot: str) -> int:
+    """The decisions a bot answered in its finished matches: the steps that hold a choice of one
+    of its seats, less its faults (a fault's step holds the default the referee played)."""
+    total = 0
+    for m in ledger.matches(bot=bot, limit=None, status="finished"):
+        detail = ledger.match(m.id)
+        for seat, b in enumerate(detail.bots):
+            if b == bot:
+                total += sum(seat in step for step in detail.steps) - (detail.faults[seat] or 0)
+    return total
+
+
+def test_a_bots_latency_counts_its_answered_decisions_per_game_and_overall(client, ledger, league):
+    """The referee's histograms (result_details["latency"], one per seat) merged per bot: the league
+    was played through the real CLI, so every one of its matches has them."""
+    for name in league.bots:
+        lat = get(client, f"/api/v1/bots/{name}")["latency"]
+        overall = lat["overall"]
+        assert list(lat["by_game"]) == [GAME] and lat["by_game"][GAME] == overall
+        assert overall["decisions"] == answered(ledger, name) > 0
+        assert overall["matches"] == 9 and overall["not_recorded"] == 0
+        assert 0 < overall["p50"] <= overall["p99"] < 30  # seconds: within the league's move time
+    assert get(client, f"/api/v1/bots/{REGISTERED}")["latency"]["overall"] == {
+        "decisions": 0, "p50": None, "p99": None, "matches": 0, "not_recorded": 0}
+
+
+def test_a_match_recorded_before_latency_was_kept_says_not_recorded(serve):
+    """A match without result_details["latency"] (recorded before the referee kept it) counts as
+    not recorded; the bot's other matches still give its figures, and its page still renders."""
+    from cardarena.server.web.app import create_app
+    import httpx
+    ledger = Ledger(":memory:")
+    for b in ("p", "q", "r"):
+        ledger.add_bot(b)
+    old = ledger.create_match(GAME, 1, {}, ["p", "q"])
+    ledger.record_match(old, scores=[1, 2], places=[1, 2], faults=[0, 0], forfeited=[False, False],
+                        steps=[{0: 0, 1: 0}], events=[], result_details={"faults": []})
+    new = ledger.create_match("unsorted", 2, {}, ["q", "p", "r"])
+    ledger.record_match(new, scores=[1, 0, 0], places=[1, 2, 2], faults=[0, 0, 0], forfeited=[False] * 3,
+                        steps=[{0: 0}, {1: 0}, {0: 1}], events=[],
+                        result_details={"faults": [], "latency": [{"40": 2}, {"44": 1}, {}]})
+    with serve(create_app(ledger)) as url:
+        lat = httpx.get(f"{url}/api/v1/bots/q").json()["latency"]
+        assert lat["by_game"][GAME] == {"decisions": 0, "p50": None, "p99": None, "matches": 0, "not_recorded": 1}
+        assert lat["by_game"]["unsorted"]["decisions"] == 2 == lat["overall"]["decisions"]
+        assert lat["overall"]["p50"] == lat["overall"]["p99"] == pytest.approx(1e-5 * 2 ** 10)  # bin 40: 10.24 ms
+        assert lat["overall"]["matches"] == 1 and lat["overall"]["not_recorded"] == 1
+        page = httpx.get(f"{url}/bots/q")
+        assert page.status_code == 200 and "not recorded" in page.text and "10.2 ms" in page.text
+        assert httpx.get(f"{url}/api/v1/bots/p").json()["latency"]["overall"]["p99"] == pytest.approx(1e-5 * 2 ** 11)
+
+
+def test_a_rating_table_comes_in_pages_of_limit_rows_from_offset(client, ledger):
+    """/api/v1/games/{game}/ratings?limit=&offset= (paged like Kaggle's and lichess's tables)."""
+    whole = [r.to_json() for r in ledger.ratings(GAME)]
+    assert get(client, f"/api/v1/games/{GAME}/ratings?limit=2") == whole[:2]
+    assert get(client, f"/api/v1/games/{GAME}/ratings?limit=2&offset=3") == whole[3:]
+    assert get(client, f"/api/v1/games/{GAME}/ratings?offset=9") == []
+    for bad in ("limit=0", "limit=1001", "offset=-1"):
+        assert get(client, f"/api/v1/games/{GAME}/ratings?{bad}", 422)["detail"]

@@ -56,7 +56,10 @@ def test_a_bot_page_has_its_rating_chart_matches_and_conduct(client, ledger):
     text = page(client, "/bots/ada")
     assert '<svg class="chart"' in text and 'class="mu"' in text and 'class="band"' in text
     assert "9 matches" in text and "faults" in text and "forfeits" in text
-    assert "keeps no decision latency" in text and "p50" in text and "p99" in text
+    latency = rows(text, "latency")
+    assert len(latency) == 2 and f"<th>{GAME}</th>" in latency[0] and "<th>overall</th>" in latency[1]
+    assert re.search(r'<td class="num">[\d.]+ ms</td><td class="num">[\d.]+ ms</td>', latency[1])
+    assert "wall time" in text and "p50" in text and "p99" in text
     assert len(rows(text, "matches")) == 9
     assert "no rated matches yet" in page(client, "/bots/eve")
 
@@ -113,3 +116,32 @@ def test_a_rating_chart_scales_to_its_points():
     assert ys[1] < ys[0]  # a higher μ is drawn higher up
     assert "no rated match yet" in str(charts.history_chart([], "nobody"))
     assert "<polyline" not in str(charts.sparkline(history[:1], "one match"))
+
+
+def test_a_leaderboard_comes_in_pages_of_50_bots_ranked_as_in_the_whole_table(serve):
+    """/games/{game}?page=N: 50 bots a page, each page's lines drawn, a page past the last a 404."""
+    import httpx
+    from cardarena.ratings import Ledger
+    from cardarena.server.web import api
+    from cardarena.server.web.app import create_app
+    ledger = Ledger(":memory:")
+    names = [f"b{i:02d}" for i in range(60)]
+    for n in names:
+        ledger.add_bot(n)
+    for k in range(150):  # every bot in one match, then b00 in 90 more: more than SPARK_POINTS
+        seated = [names[(k * 2) % 60], names[(k * 2 + 1) % 60]] if k < 60 else [names[0], names[1 + k % 2]]
+        m = ledger.create_match(GAME, k, {}, seated)
+        ledger.record_match(m, scores=[0, 1], places=[1, 2], faults=[0, 0], forfeited=[False, False], steps=[],
+                            events=[])
+    table = ledger.ratings(GAME)
+    with serve(create_app(ledger)) as url:
+        first, second = (httpx.get(f"{url}/games/{GAME}?page={p}").text for p in (1, 2))
+        shown = [re.findall(r'href="/bots/([^"]+)"', r)[0] for r in rows(first, "leaderboard") + rows(second, "leaderboard")]
+        assert shown == [r.bot for r in table] and len(rows(first, "leaderboard")) == 50
+        assert '<td class="num rank">51</td>' in second and "page 2 of 2" in second and 'href="/games/sixth-card?page=1"' in second
+        assert 'href="/games/sixth-card?page=2"' in first
+        lines = re.findall(r'<polyline points="([^"]+)"', first + second)
+        assert next(r.matches for r in table if r.bot == "b00") == 1 + 90 + 1 > api.SPARK_POINTS  # k = 0, k ≥ 60, k = 30
+        assert len(lines) == 60 and api.SPARK_POINTS // 2 < max(len(p.split()) for p in lines) <= api.SPARK_POINTS
+        r = httpx.get(f"{url}/games/{GAME}?page=3")
+        assert r.status_code == 404 and "no page 3 of the sixth-card leaderboard: it has 2" in r.text
