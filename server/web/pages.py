@@ -34,7 +34,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
-from . import api, charts
+from . import api, charts, live
 from .app import ledger_of, templates
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -74,7 +74,7 @@ def page(request: Request, name: str, **context) -> HTMLResponse:
 @router.get("/")
 def home(request: Request):
     ledger = ledger_of(request)
-    return page(request, "home.html", games=api.game_list(ledger),
+    return page(request, "home.html", games=api.game_list(ledger), playing=live.running(request),
                 results=api.match_list(ledger, limit=api.RECENT), leagues=api.league_list(ledger)[-5:][::-1])
 
 
