@@ -59,6 +59,7 @@ Tokens
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -73,7 +74,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import bindparam, delete, event, func, insert, text, true, update
+from sqlalchemy import (
+    Integer, String, bindparam, case, cast, delete, event, func, insert, literal, null, text, true, update,
+)
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
@@ -109,6 +112,8 @@ _RATING_UPDATE = (update(Rating.__table__)
                   .values(mu=bindparam("mu"), sigma=bindparam("sigma"), matches=bindparam("matches"),
                           wins=bindparam("wins"), place_sum=bindparam("place_sum")))
 _RATING_INSERT = insert(Rating.__table__)
+#: A bot by name, as columns (the web's reads take no table objects: see ``_LISTED``).
+_BOT_BY_NAME = select(_bot.id, _bot.name, _bot.created_at).where(_bot.name == bindparam("name"))
 #: The columns of a listed match (``matches``), read as rows, never as table objects (each
 #: object costs SQLAlchemy's identity map ~20 µs: a page of rows would be most of a request).
 #: (``index`` is labelled ``position``: a row's ``index`` is the tuple method.)
@@ -369,21 +374,44 @@ class Ledger:
 
     def bot(self, name: str) -> BotInfo:
         with self._read() as session:
-            return _bot_info(self._bot_row(session, name))
+            row = session.connection().execute(_BOT_BY_NAME, {"name": name}).first()
+            if row is None:
+                raise LedgerError(f"no bot named {name!r}")
+            return BotInfo(*row)
 
     def bots(self) -> list[BotInfo]:
         with self._read() as session:
             return [_bot_info(b) for b in session.exec(select(Bot).order_by(Bot.name))]
 
-    def bot_seats(self, name: str) -> list[tuple[str, int, int, bool, dict | None, float | None]]:
-        """(game, seat, faults, forfeited, the match's result details, its duration in seconds)
-        for each finished match the bot held a seat in (its conduct and decision latency, for
-        the bot's web page): one indexed query, as many rows as the bot has seats."""
+    def bot_seats(self, name: str) -> list[tuple[str, int, int, bool, list | None, float | None, dict | None]]:
+        """(game, seat, faults, forfeited, the match's fault log, its duration in seconds, the
+        seat's decision-latency histogram) for each finished match the bot held a seat in (its
+        conduct and latency, for the bot's web page): one indexed query, one row per seat.
+
+        The fault log (``result_details["faults"]``) is read only for a seat with faults (None
+        for the others); the histogram is the seat's entry of ``result_details["latency"]``
+        (one ``{bin: count}`` per seat, :mod:`cardarena.server.latency`), None for a match
+        recorded before the referee kept them. On SQLite both are cut out of the details by the
+        database (``json_extract``), so only a seat's few bytes are parsed, never a whole
+        match's details (that would be most of a bot page's time).
+        """
         with self._read() as session:
-            bot_id = self._bot_row(session, name).id
-            q = (select(Match.game, Seat.seat, Seat.faults, Seat.forfeited, Match.result_details, Match.duration_s)
-                 .join(Match, Match.id == Seat.match_id).where(Seat.bot_id == bot_id, Match.status == FINISHED))
-            return [tuple(row) for row in session.execute(q).all()]
+            bot_id = self._bot_id(session, name)
+            rows = session.connection().execute(_seats_statement(self._sqlite), {"bot_id": bot_id}).all()
+        if self._sqlite:
+            out = []
+            for g, seat, n, forfeited, duration, fault_log, hist in rows:
+                hist = json.loads(hist) if isinstance(hist, str) and hist.startswith("{") else None
+                out.append((g, seat, n, forfeited, json.loads(fault_log) if fault_log else None, duration, hist))
+            return out
+        out = []
+        for g, seat, n, forfeited, duration, details in rows:
+            details = details if isinstance(details, dict) else {}
+            hists = details.get("latency")
+            hist = hists[seat] if isinstance(hists, list) and 0 <= seat < len(hists) else None
+            out.append((g, seat, n, forfeited, details.get("faults") if n else None, duration,
+                        hist if isinstance(hist, dict) else None))
+        return out
 
     def version(self) -> tuple:
         """A cheap fingerprint of what the ratings are derived from: (the last recorded match's
@@ -394,6 +422,14 @@ class Ledger:
         with self._read() as session:
             return tuple(session.execute(select(select(func.max(MatchLog.seq)).scalar_subquery(),
                                                 select(func.max(RatingHistory.id)).scalar_subquery())).one())
+
+    @staticmethod
+    def _bot_id(session: Session, name: str) -> int:
+        """A bot's id, read as a column (the reads of the web: no table object)."""
+        row = session.connection().execute(_BOT_BY_NAME, {"name": name}).first()
+        if row is None:
+            raise LedgerError(f"no bot named {name!r}")
+        return row[0]
 
     @staticmethod
     def _bot_row(session: Session, name: str) -> Bot:
@@ -728,7 +764,7 @@ class Ledger:
             if status is not None:
                 q = q.where(Match.status == _status(status))
             if bot is not None:
-                bot_id = self._bot_row(session, bot).id
+                bot_id = self._bot_id(session, bot)
                 q = q.where(Match.id.in_(select(Seat.match_id).where(Seat.bot_id == bot_id)))
             q = q.order_by(Match.id.desc())
             if limit is not None:
@@ -835,24 +871,11 @@ class Ledger:
         """
         if points < 1:
             raise LedgerError(f"a rating line needs at least one point, not {points}")
-        rh = RatingHistory.__table__.c
-        q = (select(Bot.name, rh.game, rh.mu, rh.sigma,
-                    func.row_number().over(partition_by=(rh.bot_id, rh.game), order_by=MatchLog.seq.desc())
-                    .label("back"),
-                    Rating.matches.label("n"))  # the rated matches, counted already
-             .join(MatchLog, MatchLog.match_id == rh.match_id).join(Bot, Bot.id == rh.bot_id)
-             .join(Rating, (Rating.bot_id == rh.bot_id) & (Rating.game == rh.game))
-             .where(rh.rated == true()))
-        if game is not None:
-            q = q.where(rh.game == game)
-        if bots is not None:
-            q = q.where(Bot.name.in_(list(bots)))
-        line = q.subquery()
-        step = (line.c.n + (points - 1)) // points
-        kept = select(line.c.name, line.c.game, line.c.back, line.c.mu, line.c.sigma).where((line.c.back - 1) % step == 0)
+        kept = _line_statement(game is not None, bots is not None)
+        params = {"game": game, "bots": list(bots or ()), "points": points}
         found: dict[tuple[str, str], list[tuple[int, float, float]]] = defaultdict(list)
         with self._read() as session:
-            for name, g, back, mu, sigma in session.execute(kept):
+            for name, g, back, mu, sigma in session.connection().execute(kept, params):
                 found[name, g].append((back, mu, sigma))
         # ordered here, not in SQL: sorting a few points per bot costs less than SQLite's sort
         return {key: [(mu, sigma) for _, mu, sigma in sorted(points, reverse=True)] for key, points in found.items()}
@@ -1007,6 +1030,45 @@ class Ledger:
             for match_id in wrong:
                 problems.append(f"rating history of match {match_id} differs from its recomputation")
         return problems
+
+
+@functools.cache
+def _seats_statement(sqlite: bool):
+    """``Ledger.bot_seats``'s statement (parameter ``bot_id``), built once. On SQLite,
+    ``json_extract`` cuts the fault log and the seat's histogram out of the details as JSON
+    text, parsed by ``bot_seats`` itself (SQLAlchemy's JSON type costs more than the query)."""
+    if sqlite:
+        path = literal("$.latency[") + cast(_seat.seat, String) + literal("]")
+        cut = (case((_seat.faults > 0, func.json_extract(_match.result_details, "$.faults")), else_=null()),
+               func.json_extract(_match.result_details, path))
+    else:
+        cut = (_match.result_details,)
+    return (select(_match.game, _seat.seat, _seat.faults, _seat.forfeited, _match.duration_s, *cut)
+            .join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
+            .where(_seat.bot_id == bindparam("bot_id"), _match.status == FINISHED))
+
+
+@functools.cache
+def _line_statement(by_game: bool, by_bots: bool):
+    """``Ledger.rating_lines``'s statement, built once for each filter (building it is a good
+    part of a small query's time); parameters ``game``, ``bots`` (expanding) and ``points``."""
+    rh = RatingHistory.__table__.c
+    q = (select(_bot.name, rh.game, rh.mu, rh.sigma,
+                func.row_number().over(partition_by=(rh.bot_id, rh.game), order_by=MatchLog.__table__.c.seq.desc())
+                .label("back"),
+                _rating.matches.label("n"))  # the rated matches, counted already
+         .join_from(RatingHistory.__table__, MatchLog.__table__, MatchLog.__table__.c.match_id == rh.match_id)
+         .join(Bot.__table__, _bot.id == rh.bot_id)
+         .join(Rating.__table__, (_rating.bot_id == rh.bot_id) & (_rating.game == rh.game))
+         .where(rh.rated == true()))
+    if by_game:
+        q = q.where(rh.game == bindparam("game"))
+    if by_bots:
+        q = q.where(_bot.name.in_(bindparam("bots", expanding=True)))
+    line = q.subquery()
+    points = bindparam("points", type_=Integer)
+    step = (line.c.n + points - 1) // points
+    return select(line.c.name, line.c.game, line.c.back, line.c.mu, line.c.sigma).where((line.c.back - 1) % step == 0)
 
 
 def _status(status: str) -> str:

@@ -52,7 +52,8 @@ from __future__ import annotations
 import math
 import threading
 import weakref
-from collections import Counter, defaultdict
+from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
@@ -120,6 +121,38 @@ def tables(ledger) -> Tables:
         return cached
 
 
+#: per ledger: (bot, game, points) → (its rated matches, its line), least recently used first
+_lines: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
+_lines_lock = threading.Lock()
+LINES_KEPT = 20_000  # rating lines kept per ledger, the least recently used dropped first
+
+
+def lines(ledger, wanted: Sequence[tuple[str, str, int]], points: int) -> dict[tuple[str, str], list]:
+    """The rating lines of (bot, game) with ``matches`` rated matches each (``Ledger.rating_lines``,
+    at most ``points`` points). A line changes only when its bot plays that game, so it is kept
+    under its number of matches and read again, in one query for all that changed, only then."""
+    out, missing = {}, []
+    with _lines_lock:
+        cache = _lines.setdefault(ledger, OrderedDict())
+        for bot, game, matches in wanted:
+            kept = cache.get((bot, game, points))
+            if kept is not None and kept[0] == matches:
+                cache.move_to_end((bot, game, points))
+                out[bot, game] = kept[1]
+            else:
+                missing.append((bot, game, matches))
+    if missing:
+        games = {g for _, g, _ in missing}
+        read = ledger.rating_lines(games.pop() if len(games) == 1 else None, {b for b, _, _ in missing}, points)
+        with _lines_lock:
+            for bot, game, matches in missing:
+                out[bot, game] = line = read.get((bot, game), [])
+                cache[bot, game, points] = (matches, line)
+            while len(cache) > LINES_KEPT:
+                cache.popitem(last=False)
+    return out
+
+
 def answer(content: Any) -> JSONResponse:
     """An API answer, encoded straight to JSON (module docstring, Speed)."""
     return JSONResponse(content)
@@ -166,16 +199,19 @@ def history_json(line) -> list[dict]:
     return [{"mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma} for mu, sigma in line]
 
 
-def latency_json(counts: Counter, matches: int, not_recorded: int) -> dict:
-    """Merged decision-latency histograms as the API says them (module docstring, Latency)."""
+def latency_json(histograms: list) -> dict:
+    """Seats' decision-latency histograms (None: not recorded) merged, as the API says them
+    (module docstring, Latency)."""
+    total, odd = Counter(), []
+    for h in histograms:
+        try:
+            total.update(h or {})  # summed as stored (string bins): one pass, no conversion
+        except TypeError:  # a count that is no number: latency.merge skips what it cannot read
+            odd.append(h)
+    counts = latencies.merge([total, *odd])
+    kept = sum(h is not None for h in histograms)
     return {"decisions": sum(counts.values()), "p50": latencies.quantile(counts, 0.5),
-            "p99": latencies.quantile(counts, 0.99), "matches": matches, "not_recorded": not_recorded}
-
-
-def seat_histogram(details: dict | None, seat: int):
-    """A seat's latency histogram in a match's result details; None if it was not recorded."""
-    kept = (details or {}).get("latency")
-    return kept[seat] if isinstance(kept, list) and 0 <= seat < len(kept) else None
+            "p99": latencies.quantile(counts, 0.99), "matches": kept, "not_recorded": len(histograms) - kept}
 
 
 def bot_detail(ledger, name: str) -> dict:
@@ -186,30 +222,23 @@ def bot_detail(ledger, name: str) -> dict:
     except LedgerError as e:
         raise not_found(e) from None
     ratings = tables(ledger).by_bot.get(name, [])
-    lines = ledger.rating_lines(bots=[name], points=LINE_POINTS)
+    found = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     faults = forfeits = 0
     durations = []
-    histograms: dict[str, list] = defaultdict(list)  # by game: the seats' histograms (None: not recorded)
-    for game, seat, n, forfeited, details, duration in seats:
+    histograms: dict[str, list] = defaultdict(list)  # by game: its seats' histograms (None: not recorded)
+    for game, seat, n, forfeited, fault_log, duration, histogram in seats:
         faults += n or 0
         forfeits += bool(forfeited)
-        by_kind.update(f["kind"] for f in (details or {}).get("faults", [])
-                       if f["seat"] == seat and f["kind"] != "forfeit")
+        by_kind.update(f["kind"] for f in fault_log or () if f["seat"] == seat and f["kind"] != "forfeit")
         if duration is not None:
             durations.append(duration)
-        histograms[game].append(seat_histogram(details, seat))
-    by_game, every, kept_total = {}, Counter(), 0
-    for game, found in sorted(histograms.items()):
-        kept = [h for h in found if h is not None]
-        counts = latencies.merge(kept)
-        every.update(counts)
-        kept_total += len(kept)
-        by_game[game] = latency_json(counts, len(kept), len(found) - len(kept))
-    overall = latency_json(every, kept_total, len(seats) - kept_total)
+        histograms[game].append(histogram)
+    by_game = {game: latency_json(found) for game, found in sorted(histograms.items())}
+    overall = latency_json([h for found in histograms.values() for h in found])
     return {
         "bot": info.to_json(),
-        "ratings": [{**r.to_json(), "history": history_json(lines.get((name, r.game), []))} for r in ratings],
+        "ratings": [{**r.to_json(), "history": history_json(found[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": faults, "faults_by_kind": dict(sorted(by_kind.items())), "forfeits": forfeits,
         "latency": {"overall": overall, "by_game": by_game},

@@ -86,7 +86,7 @@ def game(request: Request, game: str, page_no: Annotated[int, Query(alias="page"
     if page_no > pages:
         raise HTTPException(404, f"no page {page_no} of the {game} leaderboard: it has {pages}")
     rows = api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS)
-    lines = ledger.rating_lines(game, [r["bot"] for r in rows], api.SPARK_POINTS)  # one query for the page
+    lines = api.lines(ledger, [(r["bot"], game, r["matches"]) for r in rows], api.SPARK_POINTS)
     for r in rows:
         r["sparkline"] = charts.sparkline(api.history_json(lines.get((r["bot"], game), [])),
                                           f"{r['bot']}: μ − 3σ over its matches")
