@@ -100,10 +100,10 @@ class Tables:
 
     def __init__(self, version: tuple, rows: list):
         self.version = version
-        self.by_game: dict[str, list] = defaultdict(list)
+        self.by_game: dict[str, list[dict]] = defaultdict(list)  # rows as JSON, made once
         self.by_bot: dict[str, list] = defaultdict(list)
         for r in rows:
-            self.by_game[r.game].append(r)
+            self.by_game[r.game].append(r.to_json())
             self.by_bot[r.bot].append(r)
 
 
@@ -186,7 +186,7 @@ def game_ratings(ledger, game: str, limit: int | None = None, offset: int = 0) -
     """The game's rating table, best first: ``limit`` rows (all without one) from ``offset``."""
     check_game(game)
     rows = tables(ledger).by_game.get(game, [])
-    return [r.to_json() for r in rows[offset:None if limit is None else offset + limit]]
+    return [dict(r) for r in rows[offset:None if limit is None else offset + limit]]  # copies: pages add to them
 
 
 def rated_bots(ledger, game: str) -> int:

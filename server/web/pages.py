@@ -46,16 +46,19 @@ PAGE_ROWS = 50  # bots on a page of a leaderboard
 
 
 def cards(text) -> Markup:
-    """Text with every card wrapped in a span coloured by its suit (the rest escaped)."""
+    """Text with every card wrapped in a span coloured by its suit (the rest escaped).
+
+    A card is only digits, letters and a suit sign (:data:`CARD`), markup-safe as it is, so the
+    spans are plain strings: a long play-by-play has thousands of cards."""
     out, last = [], 0
     text = str(text)
     for m in CARD.finditer(text):
-        out.append(escape(text[last:m.start()]))
+        out.append(str(escape(text[last:m.start()])))
         colour = "joker" if m.group(2) is None else "red" if m.group(2) in RED else "black"
-        out.append(Markup('<span class="card {}">{}</span>').format(colour, m.group(0)))
+        out.append(f'<span class="card {colour}">{m.group(0)}</span>')
         last = m.end()
-    out.append(escape(text[last:]))
-    return Markup("").join(out)
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
 
 
 def num(value, digits: int = 2) -> str:
