@@ -40,12 +40,16 @@ bots; ``bench/web.py`` measures it). Every answer is a bounded number of indexed
 per row: a rating table is paged like Kaggle's and lichess's (``limit``, ``offset``; the pages
 show 50 rows a page, ``?page=``); a rating history is a line of at most :data:`LINE_POINTS`
 points (:data:`SPARK_POINTS` on the leaderboard), thinned in SQL (``Ledger.rating_lines``); a
-bot's conduct and latency read one row per seat it held. The rating tables of every game are
-read once and kept while the ledger's fingerprint (``Ledger.version``: the last recorded match
-and rating-history row) stays the same, checked with one query per request, so another process
-recording matches into the ledger is seen at the next request. Answers are encoded straight
-to JSON (``JSONResponse``), not through FastAPI's per-field encoder, which would take most of a
-long match's time.
+bot's conduct and latency read one row per seat it held (its seat's histogram cut out of the
+match's details by the database). Kept in memory, never stale: the rating tables of every game
+(as JSON rows), while the ledger's fingerprint (``Ledger.version``: the last recorded match and
+rating-history row) stays the same, checked with one query per request, so another process
+recording matches into the ledger is seen at the next request; and each bot's rating line in a
+game while its number of rated matches there stays the same (:func:`lines`, the least recently
+used dropped past :data:`LINES_KEPT`). Nothing else is cached: a bot's page, a match's answer
+are read afresh each time (a bot's recent matches change status without a new rating). Answers
+are encoded straight to JSON (``JSONResponse``), not through FastAPI's per-field encoder, which
+would take most of a long match's time.
 """
 from __future__ import annotations
 
@@ -222,7 +226,7 @@ def bot_detail(ledger, name: str) -> dict:
     except LedgerError as e:
         raise not_found(e) from None
     ratings = tables(ledger).by_bot.get(name, [])
-    found = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
+    history = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     faults = forfeits = 0
     durations = []
@@ -234,11 +238,11 @@ def bot_detail(ledger, name: str) -> dict:
         if duration is not None:
             durations.append(duration)
         histograms[game].append(histogram)
-    by_game = {game: latency_json(found) for game, found in sorted(histograms.items())}
-    overall = latency_json([h for found in histograms.values() for h in found])
+    by_game = {game: latency_json(hists) for game, hists in sorted(histograms.items())}
+    overall = latency_json([h for hists in histograms.values() for h in hists])
     return {
         "bot": info.to_json(),
-        "ratings": [{**r.to_json(), "history": history_json(found[name, r.game])} for r in ratings],
+        "ratings": [{**r.to_json(), "history": history_json(history[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": faults, "faults_by_kind": dict(sorted(by_kind.items())), "forfeits": forfeits,
         "latency": {"overall": overall, "by_game": by_game},
