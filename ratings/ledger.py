@@ -93,7 +93,8 @@ from sqlmodel import Session, create_engine, select
 
 from . import rating as rules
 from .models import (
-    FAILED, FINISHED, INDEXES, RUNNING, SCHEDULED, STATUSES, Bot, BotInfo, League, LeagueInfo, Match,
+    ADDED_COLUMNS, AD_HOC, FAILED, FINISHED, INDEXES, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
+    BotInfo, BotState, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
     Seat, SeatResults, utcnow,
 )
@@ -122,13 +123,13 @@ _RATING_UPDATE = (update(Rating.__table__)
                           wins=bindparam("wins"), place_sum=bindparam("place_sum")))
 _RATING_INSERT = insert(Rating.__table__)
 #: A bot by name, as columns (the web's reads take no table objects: see ``_LISTED``).
-_BOT_BY_NAME = select(_bot.id, _bot.name, _bot.created_at).where(_bot.name == bindparam("name"))
+_BOT_BY_NAME = select(_bot.id, _bot.name, _bot.created_at, _bot.owner).where(_bot.name == bindparam("name"))
 #: The columns of a listed match (``matches``), read as rows, never as table objects (each
 #: object costs SQLAlchemy's identity map ~20 µs: a page of rows would be most of a request).
 #: (``index`` is labelled ``position``: a row's ``index`` is the tuple method.)
 _LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _match.league_id, _match.round,
            _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
-           _match.fail_reason)
+           _match.fail_reason, _match.kind)
 _HISTORY_INSERT = insert(RatingHistory.__table__)
 _LOG_INSERT = insert(MatchLog.__table__)
 
@@ -277,7 +278,15 @@ def make_engine(where: str, echo: bool = False) -> Engine:
 
 
 def _bot_info(bot: Bot) -> BotInfo:
-    return BotInfo(bot.id, bot.name, bot.created_at)
+    return BotInfo(bot.id, bot.name, bot.created_at, bot.owner)
+
+
+def _aware(when):
+    """A time read back from the ledger, as an aware UTC datetime (SQLite gives naive ones)."""
+    from datetime import timezone
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=timezone.utc)
 
 
 def _check_seed(seed: int) -> int:
@@ -306,7 +315,27 @@ class Ledger:
                 if "already exists" not in str(e):
                     raise
                 Bot.metadata.create_all(self.engine, tables=TABLES)
+            self._add_columns()
             self._add_indexes()
+
+    def _add_columns(self) -> None:
+        """The columns of :data:`~cardarena.ratings.models.ADDED_COLUMNS` a ledger made before
+        them lacks, added (``ALTER TABLE … ADD COLUMN``); the kind of its matches filled in."""
+        from sqlalchemy import inspect as sa_inspect, text
+        have = {t: {c["name"] for c in sa_inspect(self.engine).get_columns(t)} for t in {t for t, _, _ in ADDED_COLUMNS}}
+        missing = [(t, c, ty) for t, c, ty in ADDED_COLUMNS if c not in have[t]]
+        for table, column, sql_type in missing:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(text(f'ALTER TABLE "{table}" ADD COLUMN {column} {sql_type}'))
+            except (OperationalError, DatabaseError) as e:  # another process added it at the same moment
+                if "duplicate" not in str(e).lower() and "already exists" not in str(e).lower():
+                    raise
+        if any(c == "kind" for _, c, _ in missing):
+            with self.engine.begin() as conn:
+                conn.execute(update(Match.__table__).where(_match.kind.is_(None), _match.league_id.is_not(None))
+                             .values(kind=LEAGUE))
+                conn.execute(update(Match.__table__).where(_match.kind.is_(None)).values(kind=AD_HOC))
 
     def _add_indexes(self) -> None:
         """The indexes of :data:`~cardarena.ratings.models.INDEXES` a ledger made before them
@@ -343,7 +372,7 @@ class Ledger:
 
     # ----------------------------------------------------------------------------- bots
 
-    def add_bot(self, name: str) -> tuple[BotInfo, str]:
+    def add_bot(self, name: str, owner: str | None = None) -> tuple[BotInfo, str]:
         """Register a bot; returns it and its token (shown this once, stored only hashed)."""
         if not isinstance(name, str) or not BOT_NAME.fullmatch(name):
             raise LedgerError(f"{name!r} is not a bot name: use 1-64 letters, digits and _ . - + @ : "
@@ -353,7 +382,7 @@ class Ledger:
             with self._write() as session:
                 if session.exec(select(Bot.id).where(Bot.name == name)).first() is not None:
                     raise LedgerError(f"a bot named {name!r} exists")
-                bot = Bot(name=name, token_hash=hash_token(token))
+                bot = Bot(name=name, token_hash=hash_token(token), owner=(owner or "").strip() or None)
                 session.add(bot)
                 session.flush()
                 info = _bot_info(bot)
@@ -391,6 +420,61 @@ class Ledger:
     def bots(self) -> list[BotInfo]:
         with self._read() as session:
             return [_bot_info(b) for b in session.exec(select(Bot).order_by(Bot.name))]
+
+    # ----- the arena's standing of the bots (server/ladder.py)
+
+    def bot_states(self) -> list[BotState]:
+        """Every bot's owner, pause and bench (one query)."""
+        with self._read() as session:
+            rows = session.connection().execute(select(_bot.name, _bot.owner, _bot.paused, _bot.benched_until,
+                                                       _bot.bench_reason).order_by(_bot.name)).all()
+        return [BotState(n, o, bool(p), _aware(u), r) for n, o, p, u, r in rows]
+
+    def set_paused(self, name: str, paused: bool) -> BotState:
+        """`bot pause` / `bot resume`: benched from the ladders by hand, or back."""
+        with self._write() as session:
+            bot = self._bot_row(session, name)
+            bot.paused = bool(paused)
+            session.add(bot)
+            return BotState(bot.name, bot.owner, bool(bot.paused), _aware(bot.benched_until), bot.bench_reason)
+
+    def bench_bot(self, name: str, until, reason: str) -> None:
+        """The quarantine rule benched the bot until ``until`` (UTC), for ``reason``."""
+        with self._write() as session:
+            bot = self._bot_row(session, name)
+            bot.benched_until, bot.bench_reason = until, reason
+            session.add(bot)
+
+    def fail_running_matches(self, kind: str, reason: str) -> int:
+        """Every running (or scheduled) match of ``kind`` marked failed; how many. For the ladder
+        matches a killed server left behind (they are never played again from their seeds)."""
+        with self._write() as session:
+            return session.execute(update(Match.__table__).where(_match.kind == kind,
+                                                                 _match.status.in_((SCHEDULED, RUNNING)))
+                                   .values(status=FAILED, fail_reason=reason, finished_at=utcnow())).rowcount
+
+    def recent_conduct(self, kind: str, window: int) -> dict[str, list[tuple[int, int, bool, Any]]]:
+        """Per bot, its last ``window`` finished matches of ``kind``, oldest first: (decisions
+        answered in time plus faults, faults, forfeited, finished at, UTC)."""
+        from cardarena.server.latency import merge
+        out: dict[str, list] = {}
+        with self._read() as session:
+            conn = session.connection()
+            for bot_id, name in conn.execute(select(_bot.id, _bot.name)).all():
+                rows = conn.execute(
+                    select(_seat.seat, _seat.faults, _seat.forfeited, _match.result_details, _match.finished_at)
+                    .join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
+                    .where(_seat.bot_id == bot_id, _match.kind == kind, _match.status == FINISHED)
+                    .order_by(_match.id.desc()).limit(window)).all()
+                found = []
+                for seat, faults, forfeited, details, finished in reversed(rows):
+                    hists = (details or {}).get("latency") if isinstance(details, dict) else None
+                    hist = hists[seat] if isinstance(hists, list) and 0 <= seat < len(hists) else None
+                    answered = sum(merge([hist]).values())
+                    found.append((answered + (faults or 0), faults or 0, bool(forfeited), _aware(finished)))
+                if found:
+                    out[name] = found
+        return out
 
     def bot_seats(self, name: str) -> list[tuple[str, int, int, bool, list | None, float | None, dict | None]]:
         """(game, seat, faults, forfeited, the match's fault log, its duration in seconds, the
@@ -475,7 +559,7 @@ class Ledger:
             league = League(game=game, options=dict(options), settings=dict(settings))
             session.add(league)
             session.flush()
-            matches = [Match(league_id=league.id, game=game, seed=p.seed, options=dict(options),
+            matches = [Match(league_id=league.id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
                              round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
             session.add_all(matches)
             session.flush()
@@ -603,8 +687,13 @@ class Ledger:
     # ----------------------------------------------------------------------------- matches
 
     def create_match(self, game: str, seed: int, options: Mapping[str, Any], bots: Sequence[str],
-                     league_id: int | None = None) -> int:
-        """An ad-hoc match (status ``scheduled``); ``bots`` in seat order. Returns its id."""
+                     league_id: int | None = None, kind: str | None = None) -> int:
+        """A match outside a league's schedule (status ``scheduled``): ``kind`` ``match`` (the
+        default; ``play --record``), ``ladder`` (the arena) or, with ``league_id``, ``league``;
+        ``bots`` in seat order. Returns its id."""
+        kind = kind or (LEAGUE if league_id is not None else AD_HOC)
+        if kind not in KINDS:
+            raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
         if not game:
             raise LedgerError("a match needs a game")
         if not bots:
@@ -614,7 +703,7 @@ class Ledger:
             if league_id is not None and session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
             ids = self._bot_ids(session, bots)
-            match = Match(league_id=league_id, game=game, seed=seed, options=dict(options))
+            match = Match(league_id=league_id, game=game, seed=seed, options=dict(options), kind=kind)
             session.add(match)
             session.flush()
             session.add_all([Seat(match_id=match.id, seat=s, bot_id=ids[b]) for s, b in enumerate(bots)])
@@ -758,8 +847,9 @@ class Ledger:
                               "another process at the same moment; record the match again") from None
 
     def matches(self, league_id: int | None = None, game: str | None = None, limit: int | None = 50,
-                status: str | None = None, bot: str | None = None) -> list[MatchInfo]:
-        """Matches, the newest first, filtered by league, game, status and bot.
+                status: str | None = None, bot: str | None = None, kind: str | None = None) -> list[MatchInfo]:
+        """Matches, the newest first, filtered by league, game, status, bot and kind (league,
+        ladder, match).
 
         Two queries whatever the limit (the matches, then their seats); a bot's matches come
         from its seats' index (``seat (bot_id, match_id)``), newest first, so a page of them
@@ -772,6 +862,10 @@ class Ledger:
                 q = q.where(Match.game == game)
             if status is not None:
                 q = q.where(Match.status == _status(status))
+            if kind is not None:
+                if kind not in KINDS:
+                    raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
+                q = q.where(Match.kind == kind)
             if bot is not None:
                 bot_id = self._bot_id(session, bot)
                 q = q.where(Match.id.in_(select(Seat.match_id).where(Seat.bot_id == bot_id)))
@@ -794,7 +888,7 @@ class Ledger:
                           bots=[s[0] for s in seats[m.id]], scores=[s[1] for s in seats[m.id]],
                           places=[s[2] for s in seats[m.id]], league_id=m.league_id, round=m.round,
                           index=m.position, duplicate_set=m.duplicate_set, created_at=m.created_at,
-                          finished_at=m.finished_at, fail_reason=m.fail_reason)
+                          finished_at=m.finished_at, fail_reason=m.fail_reason, kind=m.kind)
                 for m in rows]
 
     def match(self, match_id: int) -> MatchDetail:
@@ -819,7 +913,7 @@ class Ledger:
                 bots=[s.name for s in seats], scores=[s.score for s in seats],
                 places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
                 duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
-                fail_reason=m.fail_reason, faults=[s.faults for s in seats],
+                fail_reason=m.fail_reason, kind=m.kind, faults=[s.faults for s in seats],
                 forfeited=[s.forfeited for s in seats],
                 steps=unpack_steps(log.steps) if log else [], events=unpack_events(log.events) if log else [],
                 result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,

@@ -7,16 +7,23 @@ and can be rebuilt from them at any time (``Ledger.recompute``).
 ==================  ===========================================================================
 table               one row per
 ==================  ===========================================================================
-``bot``             registered bot: a unique name and the SHA-256 hash of its token
+``bot``             registered bot: a unique name and the SHA-256 hash of its token, its owner
+                    (free text), and its standing on the arena's ladders: paused by hand, or
+                    benched until a time and why (quarantine)
 ``league``          league: game, game options, settings (bots, table size, rounds, …)
 ``match``           match, scheduled before it is played: game, seed, options, schedule
-                    position (round, index, duplicate set), status
+                    position (round, index, duplicate set), status, and its ``kind``: ``league``,
+                    ``ladder`` (the arena's rated matches) or ``match`` (``play --record``)
 ``seat``            seat of a match: its bot, and once finished its score, place, faults, forfeit
 ``match_log``       finished match: the event log and the steps, zlib-compressed JSON; its
                     ``seq`` is the order in which matches were recorded (the rating order)
 ``rating``          bot and game: TrueSkill μ and σ, and running counts (matches, wins, places)
 ``rating_history``  seat of a finished match: the bot's μ, σ before and after it
 ==================  ===========================================================================
+
+Columns added after a ledger file was made (the bot's owner, pause and bench, the match's
+kind) are added to it when it is opened (``ALTER TABLE … ADD COLUMN``, :data:`ADDED_COLUMNS`),
+the kind of its older matches filled in from their league; issue 17 brings real migrations.
 
 A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
 ``finished`` (recorded, rated) or ``failed`` (no result, no rating change).
@@ -39,6 +46,8 @@ from sqlmodel import Field, SQLModel
 
 SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
 STATUSES = (SCHEDULED, RUNNING, FINISHED, FAILED)
+LEAGUE, LADDER, AD_HOC = "league", "ladder", "match"
+KINDS = (LEAGUE, LADDER, AD_HOC)
 
 
 def utcnow() -> datetime:
@@ -54,6 +63,10 @@ class Bot(SQLModel, table=True):
     name: str = Field(unique=True, index=True)
     token_hash: str = Field(unique=True, index=True)  # hex SHA-256 of the token; never the token
     created_at: datetime = Field(default_factory=utcnow)
+    owner: str | None = None
+    paused: bool | None = None           # benched from the ladders by hand (`bot pause`)
+    benched_until: datetime | None = None  # benched by the quarantine rule until then (UTC)
+    bench_reason: str | None = None
 
 
 class League(SQLModel, table=True):
@@ -76,6 +89,7 @@ class Match(SQLModel, table=True):
     index: int | None = None
     duplicate_set: int | None = None  # matches of one set replay the same deal, seats rotated
     status: str = Field(default=SCHEDULED, index=True)
+    kind: str | None = None          # league, ladder or match (KINDS)
     fail_reason: str | None = None
     duration_s: float | None = None
     result_details: dict | None = Field(default=None, sa_column=Column(JSON))
@@ -130,8 +144,13 @@ class RatingHistory(SQLModel, table=True):
 
 
 #: The indexes added for the web's reads (module docstring); ``Ledger`` creates any one missing.
+#: Columns a ledger made before them gets when it is opened: (table, column, SQL type).
+ADDED_COLUMNS = (("bot", "owner", "VARCHAR"), ("bot", "paused", "BOOLEAN"), ("bot", "benched_until", "TIMESTAMP"),
+                 ("bot", "bench_reason", "VARCHAR"), ("match", "kind", "VARCHAR"))
+
 INDEXES = (
     Index("ix_seat_bot_match", Seat.__table__.c.bot_id, Seat.__table__.c.match_id),
+    Index("ix_match_kind", Match.__table__.c.kind, Match.__table__.c.id),
     Index("ix_rating_history_line", *(RatingHistory.__table__.c[k]
                                       for k in ("bot_id", "game", "rated", "match_id", "mu", "sigma"))),
 )
@@ -176,9 +195,23 @@ class BotInfo:
     id: int
     name: str
     created_at: datetime
+    owner: str | None = None
 
     def to_json(self) -> dict:
-        return {"id": self.id, "name": self.name, "created_at": self.created_at.isoformat()}
+        return {"id": self.id, "name": self.name, "created_at": self.created_at.isoformat(), "owner": self.owner}
+
+
+@dataclass(frozen=True)
+class BotState:
+    """A bot's standing on the ladders as the ledger keeps it (the arena adds playing/idle/away)."""
+    name: str
+    owner: str | None
+    paused: bool
+    benched_until: datetime | None  # UTC; in the past once the bench is over
+    bench_reason: str | None
+
+    def benched(self, now: datetime) -> bool:
+        return self.benched_until is not None and self.benched_until > now
 
 
 @dataclass(frozen=True)
@@ -223,6 +256,7 @@ class MatchInfo:
     created_at: datetime | None = None
     finished_at: datetime | None = None
     fail_reason: str | None = None
+    kind: str | None = None
 
     def to_json(self) -> dict:
         """The fields of a listed match as JSON (a :class:`MatchDetail` adds its own): a shallow

@@ -206,7 +206,7 @@ class Arena:
         if cleaned:
             log.info("%d ladder matches left running by an earlier server marked failed (%s)", cleaned, UNPLAYED)
         self._refresh()
-        for bot, rows in self.ledger.recent_ladder_conduct(self.rule.window).items():
+        for bot, rows in self.ledger.recent_conduct(LADDER, self.rule.window).items():
             since = self.benched.get(bot)
             self.recent[bot].extend((d, f, fo) for d, f, fo, at in rows if since is None or at >= since[0])
 

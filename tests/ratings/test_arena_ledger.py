@@ -1,0 +1,105 @@
+"""What the ledger keeps for the arena (issue 16): a bot's owner, pause and bench, each match's
+kind (league, ladder, match), ladder matches a killed server left running, and a bot's recent
+conduct; and an older ledger file gains those columns when it is opened."""
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cardarena.ratings import FINISHED, Ledger, LedgerError, MatchPlan
+
+GAME = "sixth-card"
+
+
+def finish(led: Ledger, match_id: int, n: int, faults=None, forfeited=None, latency=None):
+    led.claim_match(match_id)
+    led.record_match(match_id, scores=list(range(n)), places=list(range(1, n + 1)), faults=faults or [0] * n,
+                     forfeited=forfeited or [False] * n, steps=[{0: 0}], events=[],
+                     result_details={"latency": latency} if latency else None)
+
+
+def test_owner_pause_and_bench_are_kept(tmp_path):
+    led = Ledger(str(tmp_path / "l.db"))
+    info, _ = led.add_bot("ada", owner="Ada L. <ada@example.org>")
+    led.add_bot("bo")
+    assert info.owner == "Ada L. <ada@example.org>" and led.bot("ada").owner == info.owner
+    assert led.set_paused("bo", True).paused
+    until = datetime.now(timezone.utc) + timedelta(minutes=10)
+    led.bench_bot("ada", until, "forfeited 3 of its last 3 ladder matches")
+    states = {s.name: s for s in Ledger(str(tmp_path / "l.db")).bot_states()}  # another process reads it
+    assert states["bo"].paused and not states["ada"].paused
+    assert states["ada"].benched(datetime.now(timezone.utc)) and "forfeited 3" in states["ada"].bench_reason
+    assert abs((states["ada"].benched_until - until).total_seconds()) < 1
+    assert not states["ada"].benched(until + timedelta(seconds=1))
+    assert not led.set_paused("bo", False).paused
+    with pytest.raises(LedgerError, match="no bot named 'cy'"):
+        led.set_paused("cy", True)
+
+
+def test_every_match_has_a_kind_and_lists_filter_by_it(tmp_path):
+    led = Ledger(str(tmp_path / "l.db"))
+    for b in ("a", "b"):
+        led.add_bot(b)
+    league = led.create_league(GAME, {}, {}, [MatchPlan(0, 0, 1, ["a", "b"])])
+    ladder = led.create_match(GAME, 2, {}, ["a", "b"], kind="ladder")
+    ad_hoc = led.create_match(GAME, 3, {}, ["b", "a"])
+    kinds = {m.id: m.kind for m in led.matches(limit=None)}
+    assert kinds[ladder] == "ladder" and kinds[ad_hoc] == "match" and set(kinds.values()) == {"league", "ladder", "match"}
+    assert [m.id for m in led.matches(kind="ladder")] == [ladder]
+    assert led.match(ladder).kind == "ladder" and led.matches(kind="league")[0].league_id == league
+    with pytest.raises(LedgerError, match="kind is one of"):
+        led.create_match(GAME, 4, {}, ["a", "b"], kind="friendly")
+
+
+def test_ladder_matches_left_running_are_failed_not_replayed(tmp_path):
+    led = Ledger(str(tmp_path / "l.db"))
+    for b in ("a", "b"):
+        led.add_bot(b)
+    running = led.create_match(GAME, 1, {}, ["a", "b"], kind="ladder")
+    led.claim_match(running)
+    done = led.create_match(GAME, 2, {}, ["a", "b"], kind="ladder")
+    finish(led, done, 2)
+    other = led.create_match(GAME, 3, {}, ["a", "b"])
+    led.claim_match(other)
+    assert led.fail_running_matches("ladder", "unplayed: the server stopped") == 1
+    by_id = {m.id: m for m in led.matches(limit=None)}
+    assert by_id[running].status == "failed" and by_id[running].fail_reason == "unplayed: the server stopped"
+    assert by_id[done].status == FINISHED and by_id[other].status == "running"
+    assert led.check() == []  # a failed ladder match is no problem of the ledger
+
+
+def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_matches(tmp_path):
+    led = Ledger(str(tmp_path / "l.db"))
+    for b in ("a", "b"):
+        led.add_bot(b)
+    for i in range(5):
+        m = led.create_match(GAME, i + 1, {}, ["a", "b"], kind="ladder")
+        finish(led, m, 2, faults=[i, 0], forfeited=[i == 4, False], latency=[{"10": 7}, {"10": 9}])
+    finish(led, led.create_match(GAME, 99, {}, ["a", "b"]), 2, faults=[50, 0])  # not a ladder match
+    conduct = led.recent_conduct("ladder", 3)
+    assert [c[:3] for c in conduct["a"]] == [(7 + 2, 2, False), (7 + 3, 3, False), (7 + 4, 4, True)]
+    assert [c[:3] for c in conduct["b"]] == [(9, 0, False)] * 3
+    assert all(c[3].tzinfo is not None for c in conduct["a"])
+
+
+def test_an_older_ledger_gains_the_new_columns_when_opened(tmp_path):
+    path = tmp_path / "old.db"
+    led = Ledger(str(path))
+    for b in ("a", "b"):
+        led.add_bot(b)
+    led.create_league(GAME, {}, {}, [MatchPlan(0, 0, 1, ["a", "b"])])
+    led.create_match(GAME, 2, {}, ["a", "b"])
+    led.close()
+    with sqlite3.connect(path) as db:  # as a ledger made before issue 16 was
+        db.execute("DROP INDEX ix_match_kind")
+        for table, column in (("bot", "owner"), ("bot", "paused"), ("bot", "benched_until"),
+                              ("bot", "bench_reason"), ("match", "kind")):
+            db.execute(f'ALTER TABLE "{table}" DROP COLUMN {column}')
+        assert "kind" not in {r[1] for r in db.execute('PRAGMA table_info("match")')}
+    again = Ledger(str(path))
+    assert sorted(m.kind for m in again.matches(limit=None)) == ["league", "match"]
+    assert again.set_paused("a", True).paused
+    with sqlite3.connect(path) as db:
+        assert "ix_match_kind" in {r[1] for r in db.execute('PRAGMA index_list("match")')}
