@@ -267,19 +267,21 @@ def rules(game: Annotated[str, typer.Argument(help="Game id (see `cardarena game
 # ----------------------------------------------------------------------------- bots
 @bot_app.command("add")
 def bot_add(name: Annotated[str, typer.Argument(help="The bot's name (unique).")], db: DbOpt = "cardarena.db",
-            server: ServerOpt = None):
+            server: ServerOpt = None,
+            owner: Annotated[Optional[str], typer.Option("--owner", help="Who runs the bot (free text, shown on "
+                                                                         "its page).")] = None):
     """Register a bot and print its token (shown once; only its hash is stored)."""
     if not name.strip() or any(c.isspace() for c in name) or "=" in name:
         raise typer.BadParameter("a bot name has no spaces and no '='", param_hint="NAME")
     if server:
         from cardarena.v1 import admin_pb2
         stub, md = admin_stub(server)
-        reply = rpc(stub.AddBot, admin_pb2.AddBotRequest(name=name), metadata=md)
+        reply = rpc(stub.AddBot, admin_pb2.AddBotRequest(name=name, owner=owner or ""), metadata=md)
         token = reply.token
     else:
         from cardarena.ratings import LedgerError
         try:
-            _, token = open_ledger(db).add_bot(name)
+            _, token = open_ledger(db).add_bot(name, owner)
         except LedgerError as e:
             raise CliError(str(e)) from None
     err.print(f"bot {name} added; its token (shown once, give it to the bot as CARDARENA_TOKEN):")
@@ -288,16 +290,118 @@ def bot_add(name: Annotated[str, typer.Argument(help="The bot's name (unique).")
 
 @bot_app.command("list")
 def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
-    """List the registered bots."""
+    """List the registered bots: name, registered, owner, state.
+
+    The state is on the ladders: paused (`bot pause`), benched until a time and why (the
+    quarantine rule); with --server also playing, idle or away, as that server sees them."""
     if server:
         from cardarena.v1 import admin_pb2
         stub, md = admin_stub(server)
         reply = rpc(stub.ListBots, admin_pb2.ListBotsRequest(), metadata=md)
         for b in reply.bots:
-            print(f"{b.name}\t{b.created}\t{'connected' if b.connected else ''}")
+            state = b.state or ("connected" if b.connected else "")
+            if b.benched_until:
+                state = f"benched until {b.benched_until} ({b.bench_reason})"
+            print(f"{b.name}\t{b.created}\t{b.owner}\t{state}")
         return
-    for b in open_ledger(db).bots():
-        print(f"{b.name}\t{b.created_at.isoformat(timespec='seconds')}")
+    from datetime import datetime, timezone
+    led = open_ledger(db)
+    states = {s.name: s for s in led.bot_states()}
+    now = datetime.now(timezone.utc)
+    for b in led.bots():
+        st = states.get(b.name)
+        state = "paused" if st and st.paused else ""
+        if st and st.benched(now):
+            state = f"benched until {st.benched_until.isoformat(timespec='seconds')} ({st.bench_reason})"
+        print(f"{b.name}\t{b.created_at.isoformat(timespec='seconds')}\t{b.owner or ''}\t{state}")
+
+
+def _set_paused(name: str, paused: bool, db: str, server: str | None) -> None:
+    if server:
+        from cardarena.v1 import admin_pb2
+        stub, md = admin_stub(server)
+        rpc(stub.PauseBot, admin_pb2.PauseBotRequest(name=name, paused=paused), metadata=md)
+    else:
+        from cardarena.ratings import LedgerError
+        try:
+            open_ledger(db).set_paused(name, paused)
+        except LedgerError as e:
+            raise CliError(str(e)) from None
+    out.print(f"bot {name} " + ("paused: it gets no new ladder match until `cardarena bot resume " + name + "`"
+                                if paused else "resumed: it plays on the ladders again"), markup=False)
+
+
+@bot_app.command("pause")
+def bot_pause(name: Annotated[str, typer.Argument(help="The bot's name.")], db: DbOpt = "cardarena.db",
+              server: ServerOpt = None):
+    """Bench a bot from the ladders by hand (its running matches finish); `bot resume` undoes it."""
+    _set_paused(name, True, db, server)
+
+
+@bot_app.command("resume")
+def bot_resume(name: Annotated[str, typer.Argument(help="The bot's name.")], db: DbOpt = "cardarena.db",
+               server: ServerOpt = None):
+    """Let a paused bot play on the ladders again."""
+    _set_paused(name, False, db, server)
+
+
+@bot_app.command("connect", context_settings={"allow_interspersed_args": False})
+def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot program and its arguments (after --).")],
+                address: Annotated[str, typer.Option("--address", envvar="CARDARENA_ADDRESS",
+                                                     help="The server, HOST:PORT.")] = "127.0.0.1:50051",
+                token_file: Annotated[Optional[Path], typer.Option(
+                    "--token-file", help="A file holding the bot's token (default: CARDARENA_TOKEN).")] = None,
+                game: Annotated[Optional[list[str]], typer.Option(
+                    "--game", help="A game the bot plays on the ladders (repeat; default: every game).")] = None,
+                max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches at once at most "
+                                                                               "(0: the server's limit).")] = 0,
+                restart: Annotated[bool, typer.Option("--restart/--no-restart", help="Start the program again "
+                                                                                     "when it exits.")] = True):
+    """Run a bot program on a server's ladders: it gets the address, its token and its games
+    (CARDARENA_ADDRESS, CARDARENA_TOKEN, CARDARENA_GAMES, CARDARENA_MAX_MATCHES, which the SDKs
+    read) and is started again whenever it exits (after 1 s, doubling to 60 s while it keeps
+    exiting within a minute), until Ctrl-C."""
+    check_address(address, "--address")
+    for g in game or ():
+        check_game(g)
+    if max_matches < 0:
+        raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise CliError(f"cannot read the token file {str(token_file)!r}: {getattr(e, 'strerror', None) or e}") from None
+    else:
+        token = os.environ.get("CARDARENA_TOKEN", "")
+    if not token:
+        raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")
+    try:
+        argv = procs.check_command(shlex.join(command))
+    except procs.BotStartError as e:
+        raise typer.BadParameter(str(e), param_hint="COMMAND") from None
+    env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token,
+           "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches)}
+    import subprocess
+    backoff = 1.0
+    while True:
+        started = time.monotonic()
+        proc = subprocess.Popen(argv, env=env)
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            raise
+        if not restart:
+            raise typer.Exit(code)
+        if time.monotonic() - started > 60:
+            backoff = 1.0
+        err.print(f"cardarena: the bot {procs.exit_text(code)}; starting it again in {backoff:g} s", markup=False)
+        time.sleep(backoff)
+        backoff = min(60.0, backoff * 2)
 
 
 # ----------------------------------------------------------------------------- ratings
@@ -349,11 +453,23 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
           no_web: Annotated[bool, typer.Option("--no-web", help="Serve no pages (only gRPC).")] = False,
           web_private: Annotated[bool, typer.Option(
               "--web-private", help="Every page and API answer needs the admin token: an Authorization: Bearer "
-                                    "header, or the cookie the sign-in page sets.")] = False):
-    """Host the referee and admin services, and the web pages beside them, until interrupted.
+                                    "header, or the cookie the sign-in page sets.")] = False,
+          ladder: Annotated[Optional[list[str]], typer.Option(
+              "--ladder", help="GAME[:SEATS]: keep rated matches of GAME going among the connected bots that "
+                               "play it (repeat for several ladders).")] = None,
+          max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches a bot plays at once at "
+                                                                         "most (its Hello may ask fewer).")] = 2,
+          bench_seconds: Annotated[float, typer.Option("--bench-seconds", help="How long the quarantine rule "
+                                                                               "benches a bot.")] = 600.0,
+          drain: Annotated[float, typer.Option("--drain", help="Seconds running ladder matches get to finish at "
+                                                               "shutdown; the rest are marked unplayed.")] = 30.0):
+    """Host the referee and admin services, the ladders, and the web pages beside them, until interrupted.
 
     The pages and JSON API (default http://127.0.0.1:8080/) run in the referee's own event loop,
-    so the matches running now can be watched as a spectator sees them."""
+    so the matches running now can be watched as a spectator sees them. With --ladder the server
+    is an arena: registered bots that connect play rated matches among themselves (see the
+    README's "The arena" for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
+    no new match starts, running ones get --drain seconds to finish."""
     from .referee import Referee, TimeControl
     from .service import start_server
     check_address(address, "--address")
@@ -362,6 +478,17 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
     if no_web and (web_address is not None or web_private):
         raise typer.BadParameter("--no-web serves no pages: drop --web-address / --web-private", param_hint="--no-web")
+    from .ladder import LadderError, LadderSpec, QuarantineRule
+    try:
+        ladders = [LadderSpec.parse(text) for text in ladder or ()]
+    except LadderError as e:
+        raise typer.BadParameter(str(e), param_hint="--ladder") from None
+    if len({spec.game for spec in ladders}) != len(ladders):
+        raise typer.BadParameter("one ladder per game", param_hint="--ladder")
+    if max_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-matches")
+    check_seconds(bench_seconds, "--bench-seconds")
+    check_seconds(drain, "--drain")
     admin_token = read_admin_token(admin_token, admin_token_file)
     web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
     tls = None
@@ -382,8 +509,14 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time))
+        arena = None
+        if ladders:
+            from .ladder import Arena
+            arena = Arena(referee, ledger, ladders, max_per_bot=max_matches,
+                          rule=QuarantineRule(bench_seconds=bench_seconds), drain_seconds=drain)
         try:
-            hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls)
+            hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls,
+                                        arena=arena)
         except (RuntimeError, OSError) as e:
             raise CliError(f"cannot listen on {address}: {e}") from None
         host = address.rsplit(":", 1)[0]
@@ -392,10 +525,20 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         if web_sock is not None:
             from .web import host as web_host
             from .web.app import create_app
-            web = await web_host.start(create_app(ledger, referee, admin_token if web_private else None), web_sock)
+            web = await web_host.start(create_app(ledger, referee, admin_token if web_private else None,
+                                                  arena=arena), web_sock)
             err.print(f"cardarena web: {web.url}" + (" (private: sign in with the admin token)" if web_private else ""),
                       markup=False)
+        if arena is not None:
+            arena.start()
+            err.print("ladders: " + ", ".join(f"{s.game} (tables of {s.seats})" for s in ladders)
+                      + f"; at most {max_matches} matches a bot at once", markup=False)
         await stop.wait()
+        if arena is not None:
+            running = len(arena.tasks)
+            if running:
+                err.print(f"stopping: {running} ladder matches may take up to {drain:g} s to finish", markup=False)
+            await arena.stop()
         if web is not None:
             await web.stop()
         await hosted.stop(2)

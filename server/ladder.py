@@ -164,7 +164,7 @@ class ArenaStats:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc)
 
 
 class Arena:
@@ -196,6 +196,7 @@ class Arena:
         self._loop_task: asyncio.Task | None = None
         self._wake = asyncio.Event()
         self._refresh_at = 0.0
+        self._turn = 0
         self._ratings: dict[str, dict[str, tuple[float, float]]] = {}   # game → bot → (μ, σ)
         self._matches: Counter = Counter()   # (game, bot) → ladder matches played here
 
@@ -250,8 +251,12 @@ class Arena:
                     await asyncio.to_thread(self._refresh)
                 except Exception:  # noqa: BLE001 - a busy ledger: try again next second
                     log.exception("reading the bots' states")
-            for spec in self.ladders:
-                self._schedule(spec)
+            # one table at a time, ladder after ladder, so that no ladder takes every free bot
+            # (the ladder that starts the round turns, too)
+            self._turn = (self._turn + 1) % len(self.ladders)
+            order = self.ladders[self._turn:] + self.ladders[:self._turn]
+            while not self._stopping and sum(self._schedule(spec) for spec in order):
+                pass
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), self.tick)
@@ -275,27 +280,27 @@ class Arena:
             out.append(bot)
         return out
 
-    def _schedule(self, spec: LadderSpec) -> None:
+    def _schedule(self, spec: LadderSpec) -> bool:
+        """Start one match of the ladder if enough of its bots are free; whether it did."""
         free = self._free(spec)
         if len(free) < spec.seats:
-            return
+            return False
         now = time.monotonic()
         ratings = self._ratings.get(spec.game, {})
-        entrants = {b: Entrant(b, *ratings.get(b, _initial(spec.game)), matches=self._matches.get((spec.game, b), 0),
-                               free_since=self.free_since.setdefault(b, now)) for b in free}
-        while len(entrants) >= spec.seats and not self._stopping:
-            table = draw_table(self.rng, spec.game, spec.seats, list(entrants.values()), self.met)
-            for b in table:
-                self.stats.waits.append(now - entrants[b].free_since)
-                self.running[b] += 1
-                if self.running[b] >= self._limit(b):
-                    del entrants[b]
-                else:
-                    entrants[b].free_since = now
-                self.free_since.pop(b, None)
-            task = asyncio.create_task(self._play(spec, table), name=f"ladder {spec} {table}")
-            self.tasks[task] = table
-            self.stats.started += 1
+        entrants = [Entrant(b, *ratings.get(b, _initial(spec.game)), matches=self._matches.get((spec.game, b), 0),
+                            free_since=self.free_since.setdefault(b, now)) for b in free]
+        table = draw_table(self.rng, spec.game, spec.seats, entrants, self.met)
+        since = {e.name: e.free_since for e in entrants}
+        for b in table:
+            self.stats.waits.append(now - since[b])
+            self.running[b] += 1
+            self.free_since.pop(b, None)
+            if self.running[b] < self._limit(b):
+                self.free_since[b] = now  # a slot is still free: it waits from now
+        task = asyncio.create_task(self._play(spec, table), name=f"ladder {spec} {table}")
+        self.tasks[task] = table
+        self.stats.started += 1
+        return True
 
     async def _play(self, spec: LadderSpec, bots: list[str]) -> None:
         from .league import record_args
@@ -404,6 +409,6 @@ def snapshot(arena: Arena | None, names: Sequence[str]) -> dict[str, dict[str, A
         entry: dict[str, Any] = {"state": arena.state_of(n), "matches_now": arena.running.get(n, 0)}
         if n in arena.benched:
             until, why = arena.benched[n]
-            entry.update(benched_until=until.isoformat(timespec="seconds") + "Z", bench_reason=why)
+            entry.update(benched_until=until.isoformat(timespec="seconds"), bench_reason=why)
         out[n] = entry
     return out

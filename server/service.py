@@ -146,10 +146,11 @@ def rating_rows(rows) -> list[admin_pb2.RatingRow]:
 
 
 class AdminService(admin_pb2_grpc.AdminServicer):
-    def __init__(self, referee: Referee, ledger, admin_token: str):
+    def __init__(self, referee: Referee, ledger, admin_token: str, arena=None):
         self.referee = referee
         self.ledger = ledger
         self.admin_token = admin_token
+        self.arena = arena  # server/ladder.py's Arena of `serve --ladder`, if any
 
     async def _in_thread(self, fn, *args, **kwargs):
         return await asyncio.to_thread(fn, *args, **kwargs)
@@ -158,16 +159,42 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def AddBot(self, request, context):
         from cardarena.ratings import LedgerError
         try:
-            bot, token = await self._in_thread(self.ledger.add_bot, request.name)
+            bot, token = await self._in_thread(self.ledger.add_bot, request.name, request.owner or None)
         except LedgerError as e:
             raise AdminError(grpc.StatusCode.ALREADY_EXISTS, str(e)) from None
         return admin_pb2.AddBotReply(name=bot.name, token=token)
 
+    def _summary(self, b, state) -> admin_pb2.BotSummary:
+        arena = self.arena
+        summary = admin_pb2.BotSummary(name=b.name, created=b.created_at.isoformat(), owner=b.owner or "",
+                                       connected=self.referee.is_connected(b.name))
+        if arena is not None:
+            summary.state = arena.state_of(b.name)
+        elif state is not None and state.paused:
+            summary.state = "paused"
+        if state is not None and state.benched_until is not None and state.benched(_now()):
+            summary.benched_until = state.benched_until.isoformat(timespec="seconds")
+            summary.bench_reason = state.bench_reason or ""
+        return summary
+
     @_admin_call
     async def ListBots(self, request, context):
         bots = await self._in_thread(self.ledger.bots)
-        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotSummary(
-            name=b.name, created=b.created_at.isoformat(), connected=self.referee.is_connected(b.name)) for b in bots])
+        states = {s.name: s for s in await self._in_thread(self.ledger.bot_states)}
+        return admin_pb2.ListBotsReply(bots=[self._summary(b, states.get(b.name)) for b in bots])
+
+    @_admin_call
+    async def PauseBot(self, request, context):
+        from cardarena.ratings import LedgerError
+        try:
+            state = await self._in_thread(self.ledger.set_paused, request.name, request.paused)
+            bot = await self._in_thread(self.ledger.bot, request.name)
+        except LedgerError as e:
+            raise AdminError(grpc.StatusCode.NOT_FOUND, str(e)) from None
+        if self.arena is not None:
+            (self.arena.paused.add if request.paused else self.arena.paused.discard)(request.name)
+            self.arena.wake()
+        return self._summary(bot, state)
 
     @_admin_call
     async def Ratings(self, request, context):
@@ -234,6 +261,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                 task.cancel()
 
 
+def _now():
+    from datetime import datetime, timezone
+    return datetime.now(timezone.utc)
+
+
 def match_summary(m) -> admin_pb2.MatchSummary:
     faults = getattr(m, "faults", None) or [0] * len(m.bots)
     forfeited = getattr(m, "forfeited", None) or [False] * len(m.bots)
@@ -267,7 +299,7 @@ class Hosted:
 
 
 async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=None,
-                       admin_token: str = "", tls: tuple[bytes, bytes] | None = None) -> Hosted:
+                       admin_token: str = "", tls: tuple[bytes, bytes] | None = None, arena=None) -> Hosted:
     """Start the referee (and, with a ledger, the admin service) on ``address``; port 0 picks one."""
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -284,7 +316,7 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
     server.add_registered_method_handlers("cardarena.v1.Referee", play)
     names = [pb.DESCRIPTOR.services_by_name["Referee"].full_name]
     if ledger is not None:
-        admin_pb2_grpc.add_AdminServicer_to_server(AdminService(referee, ledger, admin_token), server)
+        admin_pb2_grpc.add_AdminServicer_to_server(AdminService(referee, ledger, admin_token, arena), server)
         names.append(admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -57,7 +57,7 @@ async def _bad_request(request: Request, exc: RequestValidationError):
     return _error_page(request, 422, words)
 
 
-def create_app(ledger, referee=None, private_token: str | None = None) -> FastAPI:
+def create_app(ledger, referee=None, private_token: str | None = None, arena=None) -> FastAPI:
     """The app over ``ledger`` (and the live ``referee``, if any). With ``private_token`` every
     page, file and API answer needs that token (``serve --web-private``: :mod:`.private`)."""
     # no Swagger page: it loads its scripts from a CDN, blank offline; the schema is the API doc
@@ -65,6 +65,7 @@ def create_app(ledger, referee=None, private_token: str | None = None) -> FastAP
                   redoc_url=None)
     app.state.ledger = ledger
     app.state.referee = referee
+    app.state.arena = arena  # the ladders of `serve --ladder` (server/ladder.py), or None
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)
