@@ -4,17 +4,31 @@
 ``/api/v1/games``                      the registered games, each with how many bots it rates
 ``/api/v1/games/{game}/ratings``       the game's rating table (rank, bot, μ, σ, μ − 3σ, …),
                                        ``limit`` rows (1–1000, default 100) from ``offset``
-``/api/v1/bots/{name}``                a bot: ratings per game with their history, recent
-                                       matches, faults by kind, forfeits, decision latency p50
-                                       and p99 (per game and overall), match durations
+``/api/v1/bots/{name}``                a bot: its owner and state on the ladders, ratings per
+                                       game with their history, recent matches, faults by kind,
+                                       forfeits, decision latency p50 and p99 (per game and
+                                       overall), match durations
 ``/api/v1/leagues``                    the leagues with their progress
 ``/api/v1/leagues/{id}``               a league: settings, progress, standings (places with 95 %
                                        intervals, seats, head-to-head, duplicate sets), matches
 ``/api/v1/matches``                    matches, newest first; ``game``, ``bot``, ``league``,
-                                       ``limit`` (1–500) filter them
-``/api/v1/matches/{id}``               a match: seats, result, faults, rating changes, the
-                                       play-by-play, the steps and the omniscient event log
+                                       ``kind`` (``ladder``, ``league`` or ``match``: 422 for
+                                       another), ``limit`` (1–500) filter them
+``/api/v1/matches/{id}``               a match: its kind, seats, result, faults, rating changes,
+                                       the play-by-play, the steps and the omniscient event log
+``/api/v1/ladders``                    the ladders this server runs (``serve --ladder``): game,
+                                       table size, bots on it now, bots playing, matches now;
+                                       [] under ``cardarena web``
 =====================================  =========================================================
+
+A bot's state (:func:`states`, issue 16). ``state`` is ``playing`` (a match of this server's
+referee holds a seat of it), ``idle`` (connected, in no match), ``away`` (not connected),
+``paused`` (``bot pause``) or ``benched`` (the quarantine rule of ``server/ladder.py``: with
+``benched_until``, UTC, and ``bench_reason``); ``matches_now`` counts its matches running here.
+Served by ``cardarena serve`` the state is the arena's (``ladder.snapshot``), or without ladders
+the referee's; under ``cardarena web`` only the ledger's pause and bench are known, so ``state``
+is ``paused``, ``benched`` or None, and ``matches_now`` None. What the referee and the arena hold
+is read on the event loop (the ``async`` routes), the ledger in the thread pool.
 
 An unknown game, bot, league or match is a 404 whose ``detail`` says which; a query parameter of
 the wrong type or out of range is FastAPI's 422. Each answer is built by one plain function of
@@ -57,14 +71,16 @@ import math
 import threading
 import weakref
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Sequence
-from typing import Annotated, Any
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from cardarena.ratings import LedgerError, standings
-from cardarena.ratings.models import FINISHED
+from cardarena.ratings.models import FINISHED, KINDS
 
 from .. import latency as latencies
 from ..games import UnknownGame, games as all_games, get as get_game
@@ -79,6 +95,7 @@ LeagueQuery = Annotated[int | None, Query(ge=1, le=ID_MAX)]
 Limit = Annotated[int, Query(ge=1, le=500)]
 RatingsLimit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=ID_MAX)]
+KindQuery = Annotated[Literal[KINDS] | None, Query(description="ladder, league or match")]
 
 #: League settings that describe the organizer's machine, not the league: never shown.
 PRIVATE_SETTINGS = ("commands", "workdir")
@@ -218,7 +235,64 @@ def latency_json(histograms: list) -> dict:
             "p99": latencies.quantile(counts, 0.99), "matches": kept, "not_recorded": len(histograms) - kept}
 
 
-def bot_detail(ledger, name: str) -> dict:
+def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | None:
+    """What this process knows of the bots now, read on the event loop (module docstring, A
+    bot's state): the arena's snapshot, or without ladders who the referee seats and who is
+    connected; None under ``cardarena web``."""
+    arena = request.app.state.arena
+    if arena is not None:
+        from ..ladder import snapshot
+        return snapshot(arena, names)
+    referee = request.app.state.referee
+    if referee is None:
+        return None
+    seated = Counter(b for run in list(referee.runs.values()) for b in set(run.bots))
+    return {n: {"state": "playing" if seated[n] else "idle" if referee.is_connected(n) else "away",
+                "matches_now": seated[n]} for n in names}
+
+
+def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None) -> dict[str, dict]:
+    """Each bot's state (module docstring): ``live`` (:func:`live_states`) with the ledger's pause
+    and bench over it, so a ``bot pause`` by another process shows at once (one query)."""
+    kept = {s.name: s for s in ledger.bot_states()}
+    now = datetime.now(timezone.utc)
+    out = {}
+    for n in names:
+        entry = {"state": None, "matches_now": None, "benched_until": None, "bench_reason": None,
+                 **((live or {}).get(n) or {})}
+        s = kept.get(n)
+        if s is not None and entry["state"] not in ("paused", "benched"):
+            if s.paused:
+                entry["state"] = "paused"
+            elif s.benched(now):
+                entry.update(state="benched", benched_until=s.benched_until.isoformat(timespec="seconds"),
+                             bench_reason=s.bench_reason)
+        out[n] = entry
+    return out
+
+
+def ladder_list(arena) -> list[dict]:
+    """The ladders of ``serve --ladder`` now (read on the event loop): per ladder its game, table
+    size, the bots on it (connected, said hello, play the game, neither paused nor benched), the
+    bots playing its matches and how many run; [] without an arena."""
+    if arena is None:
+        return []
+    referee = arena.referee
+    tables = {tuple(t) for t in list(arena.tasks.values())}
+    out = []
+    for spec in arena.ladders:
+        runs = [r for r in list(referee.runs.values()) if r.match.game_id == spec.game and tuple(r.bots) in tables]
+        playing = {b for r in runs for b in r.bots}
+        on = {b for b, link in list(referee.links.items())
+              if link.hello.is_set() and (not link.games or spec.game in link.games)
+              and b not in arena.paused and b not in arena.benched}
+        out.append({"game": spec.game, "seats": spec.seats, "bots": sorted(on | playing),
+                    "playing": sorted(playing), "matches_now": len(runs)})
+    return out
+
+
+def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dict:
+    """A bot's answer; ``live``: what this process knows of it now (:func:`live_states`)."""
     try:
         info = ledger.bot(name)
         recent = ledger.matches(bot=name, limit=RECENT)
@@ -241,7 +315,7 @@ def bot_detail(ledger, name: str) -> dict:
     by_game = {game: latency_json(hists) for game, hists in sorted(histograms.items())}
     overall = latency_json([h for hists in histograms.values() for h in hists])
     return {
-        "bot": info.to_json(),
+        "bot": info.to_json(), **states(ledger, [name], live)[name],
         "ratings": [{**r.to_json(), "history": history_json(history[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": faults, "faults_by_kind": dict(sorted(by_kind.items())), "forfeits": forfeits,
@@ -272,13 +346,13 @@ def league_detail(ledger, league_id: int) -> dict:
 
 
 def match_list(ledger, game: str | None = None, bot: str | None = None, league: int | None = None,
-               limit: int = 50) -> list[dict]:
+               limit: int = 50, kind: str | None = None) -> list[dict]:
     if game is not None:
         check_game(game)
     try:
         if league is not None:
             ledger.league(league)
-        return [match_json(m) for m in ledger.matches(league_id=league, game=game, bot=bot, limit=limit)]
+        return [match_json(m) for m in ledger.matches(league_id=league, game=game, bot=bot, limit=limit, kind=kind)]
     except LedgerError as e:
         raise not_found(e) from None
 
@@ -322,9 +396,10 @@ def api_ratings(game: str, ledger: Ledger, limit: RatingsLimit = RATINGS_LIMIT, 
 
 
 @router.get("/bots/{name}")
-def api_bot(name: str, ledger: Ledger) -> dict:
-    """A bot: ratings per game with history, recent matches, faults by kind, forfeits, latency."""
-    return answer(bot_detail(ledger, name))
+async def api_bot(name: str, request: Request, ledger: Ledger) -> dict:
+    """A bot: owner, state, ratings per game with history, recent matches, faults by kind, forfeits, latency."""
+    live = live_states(request, [name])  # on the loop; the ledger in a thread
+    return answer(await run_in_threadpool(bot_detail, ledger, name, live))
 
 
 @router.get("/leagues")
@@ -341,9 +416,15 @@ def api_league(league_id: LeagueId, ledger: Ledger) -> dict:
 
 @router.get("/matches")
 def api_matches(ledger: Ledger, game: str | None = None, bot: str | None = None, league: LeagueQuery = None,
-                limit: Limit = 50) -> list[dict]:
-    """Matches, newest first."""
-    return answer(match_list(ledger, game, bot, league, limit))
+                kind: KindQuery = None, limit: Limit = 50) -> list[dict]:
+    """Matches, newest first; ``kind``: only ladder, league or ad-hoc (``match``) ones."""
+    return answer(match_list(ledger, game, bot, league, limit, kind))
+
+
+@router.get("/ladders")
+async def api_ladders(request: Request) -> list[dict]:
+    """The ladders this server runs now (``serve --ladder``); [] under ``cardarena web``."""
+    return answer(ladder_list(request.app.state.arena))
 
 
 @router.get("/matches/{match_id}")

@@ -1,21 +1,29 @@
 """The pages: the API's nouns without its prefix, server-rendered, working without JavaScript.
 
 ==========================  ====================================================================
-``/``                       the games (with their rated bots) and the latest results
-``/games/{game}``           the leaderboard: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place,
-                            and each bot's μ − 3σ over its matches as a small SVG line; 50 bots
-                            a page (``?page=2`` …, like lichess's and Kaggle's), ranks as in the
-                            whole table
-``/bots/{name}``            ratings per game with their history charts, recent matches, faults by
-                            kind, forfeits, decision latency p50 and p99 per game and overall
-                            ("not recorded" for matches from before the referee kept it), and
-                            the wall time of its matches
+``/``                       the games (with their rated bots), the ladders this server runs
+                            (game, table size, bots on it, bots playing now), the matches
+                            playing now and the latest results
+``/games/{game}``           the leaderboard: rank, bot, its state, μ, σ, μ − 3σ, matches, wins,
+                            mean place, and each bot's μ − 3σ over its matches as a small SVG
+                            line; 50 bots a page (``?page=2`` …, like lichess's and Kaggle's),
+                            ranks as in the whole table. When this server runs a ladder of the
+                            game the page says so and ``static/board.js`` fetches the table
+                            again every :data:`POLL` seconds (``/games/{game}/board``, the same
+                            drawing as an HTML fragment), so it moves as matches finish without
+                            a reload; without JavaScript it is the table as of the page's load
+``/bots/{name}``            its owner and state, ratings per game with their history charts,
+                            recent matches, faults by kind, forfeits, decision latency p50 and
+                            p99 per game and overall ("not recorded" for matches from before the
+                            referee kept it), and the wall time of its matches
 ``/leagues``                the leagues with their progress
 ``/leagues/{id}``           settings, progress, standings with 95 % intervals, mean place by seat,
                             head-to-head, duplicate sets, recent matches
-``/matches``                matches, newest first (``?game=&bot=&league=&limit=`` as the API)
-``/matches/{id}``           seats, result, faults, rating changes, the play-by-play (the text of
-                            `cardarena match show`), and a link to its replay viewer
+``/matches``                matches, newest first (``?game=&bot=&league=&kind=&limit=`` as the
+                            API), with links to only ladder, league or ad-hoc matches
+``/matches/{id}``           its kind, seats, result, faults, rating changes, the play-by-play
+                            (the text of `cardarena match show`), and a link to its replay
+                            viewer; while it runs on this server, a link to its live page
 ==========================  ====================================================================
 
 Every page renders the answer of the matching API function (:mod:`cardarena.server.web.api`),
@@ -23,7 +31,9 @@ so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``
 leaderboard page past the last. Cards in the text are drawn with their suits in colour
 (``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart). Charts are bounded: a leaderboard line has
 at most ``api.SPARK_POINTS`` points, a bot's chart ``api.LINE_POINTS`` per game (the API's
-module docstring says how they are thinned and what is cached).
+module docstring says how they are thinned and what is cached). A bot's state is the API's
+(``api.states``): what the referee and the arena hold is read on the event loop, so those
+routes are ``async`` and do their ledger reading and rendering in the thread pool.
 """
 from __future__ import annotations
 
@@ -33,6 +43,9 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
+from starlette.concurrency import run_in_threadpool
+
+from cardarena.ratings.models import KINDS
 
 from . import api, charts, live
 from .app import ledger_of, templates
@@ -43,6 +56,8 @@ router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 CARD = re.compile(r"(?<![\w/])(?:(10|[2-9AJQK])([♣♦♥♠])|Jo)(?![\w/])")
 RED = "♥♦"
 PAGE_ROWS = 50  # bots on a page of a leaderboard
+POLL = 3  # seconds between two fetches of a followed leaderboard (board.js)
+PageNo = Annotated[int, Query(alias="page", ge=1, le=api.ID_MAX)]
 
 
 def cards(text) -> Markup:
@@ -74,17 +89,24 @@ def page(request: Request, name: str, **context) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context)
 
 
+async def rendered(request: Request, name: str, **context) -> HTMLResponse:
+    """A page rendered in the thread pool (from an ``async`` route)."""
+    return await run_in_threadpool(page, request, name, **context)
+
+
 @router.get("/")
-def home(request: Request):
-    ledger = ledger_of(request)
-    return page(request, "home.html", games=api.game_list(ledger), playing=live.running(request),
-                results=api.match_list(ledger, limit=api.RECENT), leagues=api.league_list(ledger)[-5:][::-1])
+async def home(request: Request):
+    ladders = api.ladder_list(request.app.state.arena)  # on the loop
+
+    def read():
+        ledger = ledger_of(request)
+        return dict(games=api.game_list(ledger), playing=live.running(request), ladders=ladders,
+                    results=api.match_list(ledger, limit=api.RECENT), leagues=api.league_list(ledger)[-5:][::-1])
+    return await rendered(request, "home.html", **await run_in_threadpool(read))
 
 
-@router.get("/games/{game}")
-def game(request: Request, game: str, page_no: Annotated[int, Query(alias="page", ge=1, le=api.ID_MAX)] = 1):
-    ledger = ledger_of(request)
-    cls = api.check_game(game)
+def _board_rows(ledger, game: str, page_no: int) -> tuple[list[dict], int]:
+    """A page of the leaderboard with each row's line, and how many pages it has."""
     pages = max(1, -(-api.rated_bots(ledger, game) // PAGE_ROWS))
     if page_no > pages:
         raise HTTPException(404, f"no page {page_no} of the {game} leaderboard: it has {pages}")
@@ -93,16 +115,45 @@ def game(request: Request, game: str, page_no: Annotated[int, Query(alias="page"
     for r in rows:
         r["sparkline"] = charts.sparkline(api.history_json(lines.get((r["bot"], game), [])),
                                           f"{r['bot']}: μ − 3σ over its matches")
-    return page(request, "game.html", game=game, title=cls.title, summary=cls.summary, rows=rows,
-                page_no=page_no, pages=pages)
+    return rows, pages
+
+
+async def _board(request: Request, game: str, page_no: int) -> dict:
+    """What a leaderboard page and its fragment draw: the rows with their states, the ladder."""
+    ledger = ledger_of(request)
+    cls = api.check_game(game)
+    rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)
+    names = [r["bot"] for r in rows]
+    live_states = api.live_states(request, names)  # on the loop
+    ladder = next((lad for lad in api.ladder_list(request.app.state.arena) if lad["game"] == game), None)
+    found = await run_in_threadpool(api.states, ledger, names, live_states)
+    for r in rows:
+        r["state"] = found[r["bot"]]
+    return dict(game=game, title=cls.title, summary=cls.summary, rows=rows, page_no=page_no, pages=pages,
+                ladder=ladder, poll=POLL)
+
+
+@router.get("/games/{game}")
+async def game(request: Request, game: str, page_no: PageNo = 1):
+    return await rendered(request, "game.html", **await _board(request, game, page_no))
+
+
+@router.get("/games/{game}/board")
+async def game_board(request: Request, game: str, page_no: PageNo = 1):
+    """The leaderboard's table alone, as an HTML fragment (what board.js puts in the page)."""
+    return await rendered(request, "_board.html", **await _board(request, game, page_no))
 
 
 @router.get("/bots/{name}")
-def bot(request: Request, name: str):
-    d = api.bot_detail(ledger_of(request), name)
-    for r in d["ratings"]:
-        r["chart"] = charts.history_chart(r["history"], f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
-    return page(request, "bot.html", **d)
+async def bot(request: Request, name: str):
+    live_states = api.live_states(request, [name])  # on the loop
+
+    def read():
+        d = api.bot_detail(ledger_of(request), name, live_states)
+        for r in d["ratings"]:
+            r["chart"] = charts.history_chart(r["history"], f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
+        return d
+    return await rendered(request, "bot.html", **await run_in_threadpool(read))
 
 
 @router.get("/leagues")
@@ -122,12 +173,16 @@ def league(request: Request, league_id: api.LeagueId):
 
 @router.get("/matches")
 def matches(request: Request, game: str | None = None, bot: str | None = None, league: api.LeagueQuery = None,
-            limit: api.Limit = 50):
-    found = api.match_list(ledger_of(request), game, bot, league, limit)
-    return page(request, "matches.html", matches=found, game=game, bot=bot, league=league)
+            kind: api.KindQuery = None, limit: api.Limit = 50):
+    found = api.match_list(ledger_of(request), game, bot, league, limit, kind)
+    return page(request, "matches.html", matches=found, game=game, bot=bot, league=league, kind=kind,
+                kinds=KINDS, query=request.query_params)
 
 
 @router.get("/matches/{match_id}")
-def match(request: Request, match_id: api.MatchId):
-    m = api.match_detail(ledger_of(request), match_id)
-    return page(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]})
+async def match(request: Request, match_id: api.MatchId):
+    live_now = getattr(request.app.state, "live", None)
+    watchable = live_now is not None and str(match_id) in live_now.runs  # on the loop
+    m = await run_in_threadpool(api.match_detail, ledger_of(request), match_id)
+    return await rendered(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]},
+                          watchable=watchable)
