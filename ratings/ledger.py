@@ -246,6 +246,9 @@ def database_url(where: str) -> str:
     if where in ("", ":memory:"):
         return "sqlite://"
     if "://" in where:
+        scheme, rest = where.split("://", 1)
+        if scheme in ("postgresql", "postgres"):  # psycopg 3 (the postgres extra), not SQLAlchemy's default psycopg2
+            return f"postgresql+psycopg://{rest}"
         return where
     return "sqlite:///" + str(Path(where).expanduser().resolve())
 
@@ -275,6 +278,11 @@ def make_engine(where: str, echo: bool = False) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("ledger_write") else "BEGIN")
 
     return engine
+
+
+def _game_lock_key(game: str) -> int:
+    """The advisory lock of a game's ratings on PostgreSQL: a stable signed 64-bit number."""
+    return int.from_bytes(hashlib.sha256(b"cardarena rating " + game.encode()).digest()[:8], "big", signed=True)
 
 
 def _bot_info(bot: Bot) -> BotInfo:
@@ -828,8 +836,18 @@ class Ledger:
         return out
 
     def _lock_ratings(self, session: Session, game: str, bot_ids: set[int]) -> dict[int, tuple]:
-        """(μ, σ, matches, wins, place sum) of these bots, their rows locked (PostgreSQL)."""
-        q = _RATINGS if self._sqlite else _RATINGS.with_for_update()  # SQLite: BEGIN IMMEDIATE serialises
+        """(μ, σ, matches, wins, place sum) of these bots, their rows locked.
+
+        SQLite: ``BEGIN IMMEDIATE`` already serialises every writer. PostgreSQL: first a
+        transaction-level advisory lock of the game (``pg_advisory_xact_lock``, released at commit),
+        so two processes recording matches of one game take turns: no first rating can be
+        inserted twice, and the log's ``seq`` (taken after it) follows the rating order of the game;
+        then the rows themselves ``FOR UPDATE``."""
+        if self._sqlite:
+            q = _RATINGS
+        else:
+            session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _game_lock_key(game)})
+            q = _RATINGS.with_for_update()
         return {bot_id: tuple(rest) for bot_id, *rest in session.execute(q, {"game": game, "bot_ids": sorted(bot_ids)})}
 
     def _insert_rating(self, session: Session, row: dict) -> None:

@@ -23,3 +23,27 @@ def cli(capsys):
         captured = capsys.readouterr()
         return code, captured.out, captured.err
     return run
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL server for the run (tests/pgserver.py); skips (fails under CI) without one."""
+    import os
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import pgserver
+    why = pgserver.missing()
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the PostgreSQL tests: {why}")
+        pytest.skip(why)
+    cluster = pgserver.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(pg_cluster) -> str:
+    """The URL of a new, empty PostgreSQL database on :func:`pg_cluster`."""
+    return pg_cluster.new_database()

@@ -1,6 +1,8 @@
 """Kill the `cardarena league run` process mid-league (SIGKILL to its process group, as a crash or a
 power cut would stop it), then `cardarena league resume` from another folder: real CLI, real bot
-processes, a real SQLite file. No match is lost, played twice, or counted twice in the ratings."""
+processes, a real SQLite file and a real PostgreSQL database (tests/pgserver.py). No match is
+lost, played twice, or counted twice in the ratings; `ratings recompute` and `ledger check
+--replay` agree."""
 from __future__ import annotations
 
 import os
@@ -12,6 +14,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 from leaguekit import CLI, EXAMPLES, cli
 
 from cardarena.ratings import Ledger
@@ -45,25 +48,41 @@ def kill_marked(marker: str) -> None:
         time.sleep(0.05)
 
 
-def statuses(db: Path) -> dict[str, int]:
-    """Matches by status, read without writing anything (the CLI may be creating the file)."""
+def statuses(db: str) -> dict[str, int]:
+    """Matches by status, read without writing anything (the CLI may be creating the tables)."""
+    query = "SELECT status, count(*) FROM match GROUP BY status"
+    if "://" in db:
+        from sqlalchemy import create_engine, exc, text
+        engine = create_engine(db)
+        try:
+            with engine.connect() as c:
+                return dict(c.execute(text(query)).all())
+        except exc.DBAPIError:
+            return {}
+        finally:
+            engine.dispose()
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
-            return dict(c.execute("SELECT status, count(*) FROM match GROUP BY status").fetchall())
+            return dict(c.execute(query).fetchall())
     except sqlite3.Error:
         return {}
 
 
-def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path):
+@pytest.fixture(params=["sqlite", "postgres"])
+def where(request, tmp_path) -> str:
+    return request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "league.db")
+
+
+def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path, where):
     home = tmp_path / "organizer"
     (home / "bots").mkdir(parents=True)
     shutil.copy(EXAMPLES / "random_bot.py", home / "bots" / "random_bot.py")
-    db = tmp_path / "league.db"
+    db = where
     marker = uuid.uuid4().hex
     env = {**os.environ, "CARDARENA_TEST_MARK": marker}
     bots = [a for b in BOTS for a in ("--bot", f"{b}=python bots/random_bot.py")]  # relative to home
     argv = [*CLI, "league", "run", "--game", "sixth-card", *bots, "--seats", "3", "--rounds", "2", "--seed", "21",
-            "-j", "2", "--db", str(db), "--log-dir", str(tmp_path / "logs")]
+            "-j", "2", "--db", db, "--log-dir", str(tmp_path / "logs")]
     total = len(round_robin(BOTS, 3, 2, 21))  # 24
     proc = subprocess.Popen(argv, cwd=home, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -85,7 +104,7 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path):
             proc.wait(10)
         kill_marked(marker)  # the bots live in their own sessions; without a referee they would retry for 30 s
 
-    led = Ledger(str(db))
+    led = Ledger(db)
     (league,) = led.leagues()
     assert league.total == total
     assert league.counts["running"] >= 1, f"matches were being played when the process died: {league.counts}"
@@ -97,7 +116,7 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     try:
-        r = cli("league", "resume", str(league.id), "--db", str(db), "--log-dir", str(tmp_path / "logs2"),
+        r = cli("league", "resume", str(league.id), "--db", db, "--log-dir", str(tmp_path / "logs2"),
                 cwd=elsewhere, env={"CARDARENA_TEST_MARK": marker})
     finally:
         kill_marked(marker)
@@ -105,7 +124,7 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path):
     assert f"replaying {len(interrupted)} interrupted" in r.stderr
     assert f"league {league.id} finished: {total} matches" in r.stdout
 
-    led = Ledger(str(db))
+    led = Ledger(db)
     matches = led.league_matches(league.id)
     assert [m.status for m in matches] == ["finished"] * total
     assert [m.seed for m in matches] == [p.seed for p in round_robin(BOTS, 3, 2, 21)], "the schedule as written"
@@ -117,7 +136,11 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path):
     assert led.check() == []
     assert sorted(p.name for p in next((tmp_path / "logs2").iterdir()).iterdir()) == [f"{b}.log" for b in BOTS]
 
-    r = cli("match", "verify", "--league", str(league.id), "--db", str(db), cwd=elsewhere)
+    r = cli("match", "verify", "--league", str(league.id), "--db", db, cwd=elsewhere)
     assert r.returncode == 0 and f"all {total} finished matches verified" in r.stdout, r.stderr
-    r = cli("league", "resume", str(league.id), "--db", str(db), cwd=elsewhere)
+    r = cli("league", "resume", str(league.id), "--db", db, cwd=elsewhere)
     assert r.returncode == 0 and "nothing to resume" in r.stdout
+    r = cli("ratings", "recompute", "--db", db, cwd=elsewhere)
+    assert r.returncode == 0 and "the stored ratings were already exact" in r.stdout, r.stdout + r.stderr
+    r = cli("ledger", "check", "--replay", "--db", db, cwd=elsewhere)
+    assert r.returncode == 0 and r.stdout.startswith("ledger OK"), r.stdout + r.stderr

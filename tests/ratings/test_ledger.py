@@ -1,7 +1,8 @@
 """The ledger (cardarena.ratings.ledger), on an in-memory database and on a real SQLite file.
 
-Every test that takes the ``led`` fixture runs twice: ``:memory:`` and a file in a temporary
-folder (WAL, several connections), as the referee and the CLI use them.
+Every test that takes the ``led`` fixture runs three times: ``:memory:``, a file in a temporary
+folder (WAL, several connections), as the referee and the CLI use them, and a database on a real
+PostgreSQL server (tests/pgserver.py).
 """
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ from cardarena.ratings import rating as rules
 GAME = "sixth-card"
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["memory", "file", "postgres"])
 def led(request, tmp_path):
-    ledger = Ledger(":memory:" if request.param == "memory" else str(tmp_path / "ledger.db"))
+    if request.param == "postgres":
+        where = request.getfixturevalue("postgres_url")
+    else:
+        where = ":memory:" if request.param == "memory" else str(tmp_path / "ledger.db")
+    ledger = Ledger(where)
     yield ledger
     ledger.close()
 
@@ -32,6 +37,12 @@ def led(request, tmp_path):
 @pytest.fixture
 def file_path(tmp_path):
     return str(tmp_path / "ledger.db")
+
+
+@pytest.fixture(params=["file", "postgres"])
+def shared(request, tmp_path):
+    """Where several Ledger objects (as several processes) meet: a SQLite file or a PostgreSQL database."""
+    return request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "ledger.db")
 
 
 def add_bots(led: Ledger, *names: str) -> dict[str, str]:
@@ -148,8 +159,8 @@ def test_a_league_with_an_unknown_bot_writes_nothing(led):
     assert led.leagues() == [] and led.matches() == []
 
 
-def test_a_league_resumes_from_the_file(file_path):
-    led = Ledger(file_path)
+def test_a_league_resumes_from_the_file(shared):
+    led = Ledger(shared)
     add_bots(led, "a", "b")
     league_id = led.create_league(GAME, {}, {}, [MatchPlan(0, i, i, ["a", "b"]) for i in range(4)])
     first, second = led.league_matches(league_id)[:2]
@@ -158,7 +169,7 @@ def test_a_league_resumes_from_the_file(file_path):
     assert led.claim_match(second.id)  # then the process is killed
     led.close()
 
-    again = Ledger(file_path)
+    again = Ledger(shared)
     assert again.league(league_id).counts == {"scheduled": 2, "running": 1, "finished": 1, "failed": 0}
     assert again.reset_stale(league_id) == 1
     todo = again.league_matches(league_id, status="scheduled")
@@ -180,15 +191,15 @@ def test_claim_match_succeeds_only_once(led):
     assert led.claim_match(12345) is False
 
 
-def test_several_processes_claim_each_match_of_a_league_once(file_path):
-    setup = Ledger(file_path)
+def test_several_processes_claim_each_match_of_a_league_once(shared):
+    setup = Ledger(shared)
     add_bots(setup, "a", "b", "c")
     league_id = setup.create_league(GAME, {}, {}, [MatchPlan(0, i, i, ["a", "b", "c"]) for i in range(60)])
     claimed: list[int] = []
     lock = threading.Lock()
 
     def worker():
-        led = Ledger(file_path)  # its own engine and connections, as another process has
+        led = Ledger(shared)  # its own engine and connections, as another process has
         while (m := led.claim_next(league_id)) is not None:
             record(led, m.id, [1, 2, 3])
             with lock:
