@@ -157,11 +157,17 @@ def _metadata(token: str):
     return (("authorization", f"Bearer {token}"),)
 
 
+#: Each bot its own connection: gRPC would otherwise put every channel of one process to one
+#: address on a single connection, and the referee serves 16 streams a connection, so a process
+#: running many bots (a bench, a team's bots) would see its 17th bot wait, silently, forever.
+_CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+
+
 def _channel(address: str, ca_file: str | None):
     if ca_file:
         creds = grpc.ssl_channel_credentials(root_certificates=open(ca_file, "rb").read())
-        return grpc.aio.secure_channel(address, creds)
-    return grpc.aio.insecure_channel(address)
+        return grpc.aio.secure_channel(address, creds, options=_CHANNEL_OPTIONS)
+    return grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
 
 
 async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (),
