@@ -8,6 +8,10 @@ JSON object per line (UTF-8, no line breaks inside an object), the way chess eng
 ACPC and HIGC competitions take any executable. The child's standard error passes through (the
 bot's log). With the CLI: ``--bot me="cardarena bridge -- ./mybot"`` (or, in this repository,
 ``--bot me="python -m cardarena.server.cli bridge -- bash examples/bridge/random_bot.sh"``).
+On a server's ladders (``cardarena bot connect -- cardarena bridge -- ./mybot``) its hello says
+the games the bot plays and how many ladder matches it takes at once, as the SDK's does:
+``--game G`` (repeat) or ``CARDARENA_GAMES`` (a comma list; none: every game), and
+``--max-matches N`` or ``CARDARENA_MAX_MATCHES`` (0: the server's limit).
 
 Lines to the child (a field ``type`` says which; ignore types and fields you do not know):
 
@@ -247,7 +251,7 @@ async def _stop_child(proc: asyncio.subprocess.Process, grace: float) -> None:
 
 
 async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[str, ...] = (),
-                     ca_file: str | None = None, retry_seconds: float = 30.0) -> int:
+                     max_matches: int = 0, ca_file: str | None = None, retry_seconds: float = 30.0) -> int:
     """Start the child, play until the referee or the child ends; the bridge's exit code."""
     from cardarena.client.bot import BotError, play
 
@@ -259,8 +263,8 @@ async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[
         print(f"cardarena bridge: cannot start {' '.join(argv)!r}: {e.strerror or e}", file=sys.stderr)
         return 1
     bridge = Bridge(proc)
-    player = asyncio.create_task(play(bridge, address, token, games=games, retry_seconds=retry_seconds,
-                                      ca_file=ca_file))
+    player = asyncio.create_task(play(bridge, address, token, games=games, max_matches=max_matches,
+                                      retry_seconds=retry_seconds, ca_file=ca_file))
     child_done = asyncio.create_task(bridge.gone.wait())
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -311,7 +315,11 @@ def register(app: typer.Typer) -> None:
         token: Annotated[Optional[str], typer.Option(
             "--token", help="The bot's token (default: CARDARENA_TOKEN).")] = None,
         game: Annotated[Optional[list[str]], typer.Option(
-            "--game", help="A game id the bot can play (repeat); default: every game.")] = None,
+            "--game", help="A game id the bot plays on the ladders (Hello.games; repeat); default: "
+                           "CARDARENA_GAMES (a comma list), else every game.")] = None,
+        max_matches: Annotated[Optional[int], typer.Option(
+            "--max-matches", help="Ladder matches at once at most (Hello.max_matches; 0: the server's "
+                                  "limit); default: CARDARENA_MAX_MATCHES, else 0.")] = None,
         ca_file: Annotated[Optional[str], typer.Option(
             "--ca-file", help="PEM CA certificates: connect with TLS.")] = None,
     ):
@@ -330,7 +338,14 @@ def register(app: typer.Typer) -> None:
                                      param_hint="COMMAND")
         logging.basicConfig(level=os.environ.get("CARDARENA_LOG", "WARNING"),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        code = asyncio.run(run_bridge(list(command), address, token, games=tuple(game or ()), ca_file=ca_file))
+        games = tuple(game or (g.strip() for g in os.environ.get("CARDARENA_GAMES", "").split(",") if g.strip()))
+        if max_matches is None:
+            text = os.environ.get("CARDARENA_MAX_MATCHES", "")
+            max_matches = int(text) if text.isdigit() else 0
+        if max_matches < 0:
+            raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
+        code = asyncio.run(run_bridge(list(command), address, token, games=games, max_matches=max_matches,
+                                      ca_file=ca_file))
         raise typer.Exit(code)
 
 

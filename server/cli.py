@@ -447,6 +447,8 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
               "--admin-token", help="The Admin service's token itself; other users of the machine can read a "
                                     "command line, so this prints a warning: prefer the file or the variable.")] = None,
           move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
+          max_faults: MaxFaultsOpt = 3,
+          grace: GraceOpt = 10.0,
           tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate: serve over TLS.")] = None,
           tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
           web_address: WebAddressOpt = None,
@@ -461,6 +463,10 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
                                                                          "most (its Hello may ask fewer).")] = 2,
           bench_seconds: Annotated[float, typer.Option("--bench-seconds", help="How long the quarantine rule "
                                                                                "benches a bot.")] = 600.0,
+          bench_window: Annotated[int, typer.Option("--bench-window", help="The quarantine rule judges a bot's "
+                                                                             "last N ladder matches.")] = 10,
+          bench_forfeits: Annotated[int, typer.Option("--bench-forfeits", help="Forfeits in that window that "
+                                                                                 "bench a bot.")] = 3,
           drain: Annotated[float, typer.Option("--drain", help="Seconds running ladder matches get to finish at "
                                                                "shutdown; the rest are marked unplayed.")] = 30.0):
     """Host the referee and admin services, the ladders, and the web pages beside them, until interrupted.
@@ -473,7 +479,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     from .referee import Referee, TimeControl
     from .service import start_server
     check_address(address, "--address")
-    check_seconds(move_time, "--move-time", above_zero=True)
+    check_time_control(move_time, 0.0, max_faults, grace)
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
     if no_web and (web_address is not None or web_private):
@@ -488,6 +494,10 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     if max_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-matches")
     check_seconds(bench_seconds, "--bench-seconds")
+    if bench_window < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--bench-window")
+    if not 1 <= bench_forfeits <= bench_window:
+        raise typer.BadParameter(f"must be from 1 to --bench-window ({bench_window})", param_hint="--bench-forfeits")
     check_seconds(drain, "--drain")
     admin_token = read_admin_token(admin_token, admin_token_file)
     web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
@@ -508,12 +518,14 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time))
+        referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time, max_faults=max_faults,
+                                                           grace_seconds=grace))
         arena = None
         if ladders:
             from .ladder import Arena
             arena = Arena(referee, ledger, ladders, max_per_bot=max_matches,
-                          rule=QuarantineRule(bench_seconds=bench_seconds), drain_seconds=drain)
+                          rule=QuarantineRule(window=bench_window, max_forfeits=bench_forfeits,
+                                              bench_seconds=bench_seconds), drain_seconds=drain)
         try:
             hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls,
                                         arena=arena)

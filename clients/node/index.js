@@ -26,7 +26,10 @@
  *   address     HOST:PORT of the referee; default CARDARENA_ADDRESS, else 127.0.0.1:50051
  *   token       the bot's token; default CARDARENA_TOKEN
  *               (--address A and --token T on the bot's command line override both)
- *   games       game ids the bot can play (Hello.games); default every game
+ *   games       game ids the bot plays on the ladders (Hello.games); default CARDARENA_GAMES
+ *               (a comma list, as `cardarena bot connect --game` sets it), else every game
+ *   maxMatches  ladder matches at once at most (Hello.max_matches; 0: the server's limit);
+ *               default CARDARENA_MAX_MATCHES, else 0
  *   onStart(m), onEnd(m), onNotice(n)   MatchStart, MatchEnd and Notice messages as plain objects
  *               (Struct fields such as options already turned into plain JSON)
  *   caFile      a PEM file of CA certificates: connect with TLS
@@ -152,6 +155,17 @@ function argOverride(flag) {
   return i >= 0 && i + 1 < argv.length ? argv[i + 1] : undefined;
 }
 
+/** The games of CARDARENA_GAMES (a comma list; none: every game). */
+function envGames() {
+  return (process.env.CARDARENA_GAMES || '').split(',').map((g) => g.trim()).filter((g) => g);
+}
+
+/** CARDARENA_MAX_MATCHES as a number (0, the server's limit, unless it is a whole number). */
+function envMaxMatches() {
+  const text = process.env.CARDARENA_MAX_MATCHES || '';
+  return /^[0-9]+$/.test(text) ? Number(text) : 0;
+}
+
 class BotError extends Error {}
 
 const RETRY_CODES = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.INTERNAL,
@@ -211,13 +225,13 @@ function connectOnce(Referee, address, token, decide, opts, onAlive) {
       } else if (RETRY_CODES.has(status.code)) resolve('retry');
       else reject(new BotError(`referee error ${status.code}: ${status.details}`));
     });
-    send({ hello: { client: opts.client || CLIENT, games: opts.games || [] } });
+    send({ hello: { client: opts.client || CLIENT, games: opts.games, max_matches: opts.maxMatches } });
   });
 }
 
 /** Play as `decide` until the referee closes the stream: see the module comment. */
 async function run(decide, options = {}) {
-  const opts = { retrySeconds: 30, exitOnError: true, ...options };
+  const opts = { retrySeconds: 30, exitOnError: true, games: envGames(), maxMatches: envMaxMatches(), ...options };
   const fn = typeof decide === 'function' ? decide : decide.decide.bind(decide);
   const address = argOverride('--address') || opts.address || process.env.CARDARENA_ADDRESS || '127.0.0.1:50051';
   const token = argOverride('--token') || opts.token || process.env.CARDARENA_TOKEN || '';

@@ -1,0 +1,262 @@
+"""The arena end to end (issue 16, point 7; server/ladder.py's module docstring is the spec).
+
+Real `cardarena serve --ladder …` processes on a real SQLite ledger, and bots of two languages
+that join through `cardarena bot connect`: Python SDK bots and bash bots behind the stdin/stdout
+bridge (plus a Node.js bot where the helper is built: `make examples`; without bash and jq, or
+the Node.js helper, those tests skip here and fail under CI, as tests/e2e does).
+
+- Six bots on two ladders play only the games they claim (Hello.games), every match of kind
+  ladder and rated; a bot that connects late joins; `bot pause` / `bot resume` (the ledger file
+  and --server); no bot ever holds more matches at once than its Hello.max_matches asks.
+- Quarantine: a bot that crashes forfeits, is benched (`bot list`, `bot list --server` say so and
+  why), is started again by `bot connect` and plays once the bench is over; a bot that answers
+  out of range often is benched for its faults.
+- Shutdown: SIGTERM drains (exit 0; what does not finish is unplayed, nothing half-recorded;
+  `ledger check --replay` OK) and a restarted server goes on; a SIGKILLed server's running
+  matches are marked unplayed by the next one.
+
+Every wait polls the ledger with a generous limit, a guard against hanging: no assertion here
+is about speed (bench/arena.py measures that).
+"""
+from __future__ import annotations
+
+import signal
+import time
+from datetime import datetime, timezone
+
+import pytest
+from arenakit import (FAULTY_SH_BOT, HERE, NODE_BOT, PY_BOT, PY_HEURISTIC, ROOT, SH_BOT, Bots, Ladders, Served,
+                      need_bridge, need_node, utc, wait_for)
+
+from cardarena.server.ladder import UNPLAYED
+
+GAMES = {"sixth-card": 2, "unsorted": 3}   # the two ladders: game → seats at a table
+LADDERS = ["--ladder", "sixth-card", "--ladder", "unsorted:3"]
+K = 3                                        # ladder matches each bot plays in the first test
+SIX = {  # name: (command, the games it claims (none: every game), its Hello.max_matches (0: the server's 2))
+    "py-any": (PY_HEURISTIC, (), 0),
+    "py-sixth": (PY_BOT, ("sixth-card",), 1),
+    "py-unsorted": (PY_BOT, ("unsorted",), 0),
+    "sh-any": (SH_BOT, (), 0),
+    "sh-sixth": (SH_BOT, ("sixth-card",), 0),
+    "sh-unsorted": (SH_BOT, ("unsorted",), 1),
+}
+
+
+def line_of(listing: str, bot: str) -> str:
+    """The line of ``bot`` in the output of `bot list`."""
+    return next(line for line in listing.splitlines() if line.split("\t")[0] == bot)
+
+
+@pytest.fixture(scope="class")
+def six(tmp_path_factory):
+    """The server of TestSixBotsOnTwoLadders and its six bots (SIX)."""
+    need_bridge()
+    served = Served(tmp_path_factory.mktemp("six"), [*LADDERS, "--move-time", "1", "--max-matches", "2"])
+    bots = Bots(served)
+    try:
+        bots.add(*SIX)
+        served.start()
+        for name, (command, games, most) in SIX.items():
+            bots.connect(name, command, games=games, max_matches=most)
+        yield served, bots, Ladders(served.db)
+    finally:
+        bots.close()
+        served.close()
+
+
+class TestSixBotsOnTwoLadders:
+    """One server, six bots (three Python, three bridge), and the bots that join later."""
+
+    def test_six_bots_play_the_games_they_claim_in_rated_ladder_matches(self, six):
+        served, bots, ladders = six
+
+        wait_for(f"each of the six bots played {K} ladder matches", lambda: all(
+            ladders.played_by(name) >= K for name in SIX), explain=ladders.describe)
+        before = ladders.played()
+        rated = {(r.bot, r.game): r.matches for game in GAMES for r in ladders.ledger.ratings(game)}
+        after = ladders.played()
+        for m in ladders.matches():
+            assert m.kind == "ladder"
+            assert len(set(m.bots)) == len(m.bots) == GAMES[m.game], m
+            for b in m.bots:
+                assert bots.claims(b, m.game), f"{b} claims only {bots.games[b]} but sat at {m.game} (match {m.id})"
+        for (b, game), n in before.items():  # every finished ladder match is rated, in its own game
+            assert n <= rated[(b, game)] <= after[(b, game)], (b, game)
+        assert not ladders.ledger.matches(kind="league") and not ladders.ledger.matches(kind="match")
+
+    @pytest.mark.parametrize("language", ["python", "node"])
+    def test_a_bot_that_connects_late_joins_and_plays(self, six, language):
+        """Added through the admin service while the ladders run (`bot add --server` prints the
+        token), then connected: it gets tables of the games it claims. The Node.js bot claims
+        unsorted alone and one match at a time (its helper's Hello from CARDARENA_GAMES and
+        CARDARENA_MAX_MATCHES, set by `bot connect`)."""
+        served, bots, ladders = six
+        if language == "node":
+            need_node()
+        name = f"late-{language}"
+        r = served.cli("bot", "add", name, "--owner", "the arena tests", remote=True)
+        assert r.returncode == 0, r.stderr
+        bots.tokens[name] = r.stdout.strip()
+        since = ladders.last_id()
+        if language == "python":
+            bots.connect(name, PY_BOT)
+        else:
+            bots.connect(name, NODE_BOT, games=["unsorted"], max_matches=1)
+        wait_for(f"{name} played 2 ladder matches", lambda: ladders.played_by(name, since) >= 2,
+                 explain=ladders.describe)
+        games = {m.game for m in ladders.matches() if name in m.bots}
+        assert games <= {g for g in GAMES if bots.claims(name, g)}, games
+
+    def test_bot_pause_stops_its_new_matches_and_bot_resume_brings_it_back(self, six):
+        """Paused on the ledger file (`bot pause --db`, from another process: the server reads it
+        once a second) and resumed through the admin service (`--server`: at once); then the
+        other way round. `bot list` says paused, on the file and from the server."""
+        served, bots, ladders = six
+        for pause_remote, listed_remote in ((False, True), (True, False)):
+            r = served.cli("bot", "pause", "py-any", remote=pause_remote)
+            assert r.returncode == 0 and "paused" in r.stdout, r.stderr
+            time.sleep(2)  # a couple of seconds: the tables it was drawn for till then still count
+            settled = ladders.last_id()
+            assert line_of(served.cli("bot", "list", remote=listed_remote).stdout, "py-any").endswith("\tpaused")
+            wait_for("the other bots played 4 more ladder matches", lambda: len(
+                [m for m in ladders.matches("finished") if m.id > settled]) >= 4, explain=ladders.describe)
+            assert not [m.id for m in ladders.matches() if m.id > settled and "py-any" in m.bots], ladders.describe()
+            r = served.cli("bot", "resume", "py-any", remote=not pause_remote)
+            assert r.returncode == 0 and "resumed" in r.stdout, r.stderr
+            wait_for("py-any playing again", lambda: ladders.played_by("py-any", settled) >= 1,
+                     explain=ladders.describe)
+
+    def test_no_bot_holds_more_matches_at_once_than_its_hello_asks(self, six):
+        """Hello.max_matches (the SDK's and the bridge's from CARDARENA_MAX_MATCHES), else the
+        server's --max-matches 2: the matches' intervals in the ledger never overlap more."""
+        served, bots, ladders = six
+        most = ladders.most_at_once()
+        for bot, n in most.items():
+            assert n <= (bots.max_matches[bot] or 2), (bot, n, ladders.describe())
+        assert max(most.values()) == 2, most  # the bots without a limit of their own reached the server's
+
+
+@pytest.fixture(scope="class")
+def quarantine(tmp_path_factory):
+    """The server of TestQuarantine (its docstring) and its five bots."""
+    need_bridge()
+    workdir = tmp_path_factory.mktemp("quarantine")
+    served = Served(workdir, ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
+                              "--bench-seconds", "6", "--bench-window", "5", "--bench-forfeits", "2"])
+    bots = Bots(served)
+    try:
+        bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
+        served.start()
+        bots.connect("crasher", f"python {HERE / 'crashing_bot.py'} {workdir / 'crasher-runs.txt'} 2")
+        bots.connect("faulty", FAULTY_SH_BOT)
+        bots.connect("py-good", PY_BOT)
+        bots.connect("sh-good", SH_BOT)
+        bots.connect("py-good-2", PY_BOT)
+        yield served, bots, Ladders(served.db)
+    finally:
+        bots.close()
+        served.close()
+
+
+class TestQuarantine:
+    """One server whose quarantine rule is quick: a bot away 0.5 s in a match forfeits it; two
+    forfeits (or faults above 10 % of its decisions) in its last five ladder matches bench a bot
+    for 6 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
+
+    @staticmethod
+    def benched(ladders: Ladders, bot: str):
+        state = next(s for s in ladders.ledger.bot_states() if s.name == bot)
+        return state if state.benched(datetime.now(timezone.utc)) else None
+
+    def test_a_bot_that_crashes_forfeits_is_benched_and_comes_back(self, quarantine):
+        served, bots, ladders = quarantine
+        state = wait_for("the crasher benched", lambda: self.benched(ladders, "crasher"), explain=ladders.describe)
+        assert "forfeited 2 of its last" in state.bench_reason
+        for remote in (False, True):
+            line = line_of(served.cli("bot", "list", remote=remote).stdout, "crasher")
+            assert "benched until" in line and "forfeited 2 of its last" in line, (remote, line)
+        lost = [m for m in ladders.matches("finished") if "crasher" in m.bots
+                and ladders.ledger.match(m.id).forfeited[m.bots.index("crasher")]]
+        assert len(lost) >= 2, ladders.describe()
+        until, benched_at = state.benched_until, sorted(utc(m.finished_at) for m in lost)[1]
+        assert not [m.id for m in ladders.matches() if "crasher" in m.bots and benched_at < utc(m.created_at) < until]
+        # the bench ends by itself; `bot connect` has started the program again meanwhile
+
+        def played_again():
+            return [m for m in ladders.matches("finished") if "crasher" in m.bots and utc(m.created_at) >= until
+                    and not ladders.ledger.match(m.id).forfeited[m.bots.index("crasher")]]
+
+        wait_for("the crasher playing a whole match after its bench", played_again, explain=ladders.describe)
+        assert self.benched(ladders, "crasher") is None
+        runs = (served.workdir / "crasher-runs.txt").read_text().splitlines()
+        assert len(runs) >= 3, runs  # two crashes, then the run that plays
+        assert "starting it again" in (served.workdir / "crasher.log").read_text()
+
+    def test_a_bot_that_answers_out_of_range_often_is_benched(self, quarantine):
+        served, bots, ladders = quarantine
+        state = wait_for("the faulty bot benched", lambda: self.benched(ladders, "faulty"), explain=ladders.describe)
+        assert " faults in " in state.bench_reason and "decisions (3" in state.bench_reason, state.bench_reason
+        seats = [(d.faults[d.bots.index("faulty")], d.forfeited[d.bots.index("faulty")])
+                 for d in (ladders.ledger.match(m.id) for m in ladders.matches("finished") if "faulty" in m.bots)]
+        assert seats and all(faults > 0 and not forfeited for faults, forfeited in seats), seats
+        line = line_of(served.cli("bot", "list", remote=True).stdout, "faulty")
+        assert "benched until" in line and "faults in" in line, line
+
+
+def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_sigkill(tmp_path):
+    """SIGTERM mid-ladder: no new match, the running ones get --drain 2 s, the rest (the slow
+    bot's: 0.8 s a decision) are unplayed; exit 0 and a clean ledger. The bots reconnect to a
+    server started again on the same ledger and address, and the ratings keep counting. A
+    SIGKILLed server leaves matches running, which the next one marks unplayed."""
+    need_bridge()
+    served = Served(tmp_path, [*LADDERS, "--move-time", "2", "--drain", "2"])
+    bots = Bots(served)
+    ladders = Ladders(served.db)
+
+    def running_with_slow():
+        return [m for m in ladders.matches("running") if "slow" in m.bots]
+
+    def clean_ledger() -> None:
+        assert {m.status for m in ladders.matches()} <= {"finished", "failed"}, ladders.describe()
+        assert {m.fail_reason for m in ladders.matches("failed")} <= {UNPLAYED}, ladders.describe()
+        r = served.cli("ledger", "check", "--replay")
+        assert r.returncode == 0 and "ledger OK" in r.stdout, r.stdout + r.stderr
+
+    try:
+        bots.add("py-a", "py-b", "sh-c", "sh-d", "slow")
+        served.start()
+        for name, command in (("py-a", PY_BOT), ("py-b", PY_HEURISTIC), ("sh-c", SH_BOT), ("sh-d", SH_BOT)):
+            bots.connect(name, command)
+        bots.connect("slow", f"python {ROOT / 'tests' / 'bots' / 'slow_bot.py'}", games=["sixth-card"],
+                     env={"CARDARENA_THINK": "0.8"})
+        wait_for("six ladder matches finished and the slow bot's running",
+                 lambda: len(ladders.matches("finished")) >= 6 and running_with_slow(), explain=ladders.describe)
+        slow_match = running_with_slow()[0].id
+        assert served.stop(signal.SIGTERM) == 0, served.log()
+        assert "ladder matches may take up to 2 s to finish" in served.log()
+        clean_ledger()
+        assert ladders.ledger.match(slow_match).status == "failed"
+        first_run, last = ladders.played(), ladders.last_id()
+
+        served.start()  # the same address: the bots' SDKs and bridges connect again by themselves
+        wait_for("six ladder matches of the restarted server", lambda: len([
+            m for m in ladders.matches("finished") if m.id > last]) >= 6, explain=ladders.describe)
+        wait_for("the slow bot's running again", running_with_slow, explain=ladders.describe)
+        left_running = [m.id for m in ladders.matches("running")]
+        assert served.stop(signal.SIGKILL) == -signal.SIGKILL
+
+        served.start()
+        wait_for("the matches a killed server left running marked unplayed", lambda: all(
+            ladders.ledger.match(i).status == "failed" for i in left_running), explain=ladders.describe)
+        assert {ladders.ledger.match(i).fail_reason for i in left_running} == {UNPLAYED}
+        assert served.stop(signal.SIGTERM) == 0, served.log()
+        clean_ledger()
+        played = ladders.played()
+        assert sum(played.values()) > sum(first_run.values())
+        for game in GAMES:  # the ratings count every finished ladder match, of both servers' runs
+            for r in ladders.ledger.ratings(game):
+                assert r.matches == played[(r.bot, game)] >= first_run[(r.bot, game)], (r, played)
+    finally:
+        bots.close()
+        served.close()
