@@ -92,8 +92,9 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine, select
 
 from . import rating as rules
+from . import schema
 from .models import (
-    ADDED_COLUMNS, AD_HOC, FAILED, FINISHED, INDEXES, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
+    AD_HOC, FAILED, FINISHED, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
     BotInfo, BotState, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
     Seat, SeatResults, utcnow,
@@ -147,6 +148,10 @@ LOG_FORMAT = 1
 
 class LedgerError(Exception):
     """A request the ledger refuses: an unknown bot or match, a duplicate, a wrong status."""
+
+
+class LedgerVersionError(LedgerError):
+    """A ledger of another schema version than this cardarena's (``cardarena ledger upgrade``)."""
 
 
 class LedgerStorageError(Exception):
@@ -316,44 +321,44 @@ class Ledger:
         self._sqlite = self.engine.dialect.name == "sqlite"
         # An in-memory database is one connection shared by every thread: one user at a time.
         self._lock = threading.RLock() if self.url in ("sqlite://", "sqlite:///:memory:") else nullcontext()
+        self.where = where
         with _storage(self.url):
-            try:
-                Bot.metadata.create_all(self.engine, tables=TABLES)
-            except OperationalError as e:  # another process created them at the same moment
-                if "already exists" not in str(e):
-                    raise
-                Bot.metadata.create_all(self.engine, tables=TABLES)
-            self._add_columns()
-            self._add_indexes()
+            with self.engine.connect() as conn:
+                version = schema.current(conn)
+            if version is None:
+                version = self._make()
+            if version != schema.HEAD:
+                self.engine.dispose()
+                raise LedgerVersionError(schema.refusal(where, version))
 
-    def _add_columns(self) -> None:
-        """The columns of :data:`~cardarena.ratings.models.ADDED_COLUMNS` a ledger made before
-        them lacks, added (``ALTER TABLE … ADD COLUMN``); the kind of its matches filled in."""
-        from sqlalchemy import inspect as sa_inspect, text
-        have = {t: {c["name"] for c in sa_inspect(self.engine).get_columns(t)} for t in {t for t, _, _ in ADDED_COLUMNS}}
-        missing = [(t, c, ty) for t, c, ty in ADDED_COLUMNS if c not in have[t]]
-        for table, column, sql_type in missing:
-            try:
-                with self.engine.begin() as conn:
-                    conn.execute(text(f'ALTER TABLE "{table}" ADD COLUMN {column} {sql_type}'))
-            except (OperationalError, DatabaseError) as e:  # another process added it at the same moment
-                if "duplicate" not in str(e).lower() and "already exists" not in str(e).lower():
-                    raise
-        if any(c == "kind" for _, c, _ in missing):
-            with self.engine.begin() as conn:
-                conn.execute(update(Match.__table__).where(_match.kind.is_(None), _match.league_id.is_not(None))
-                             .values(kind=LEAGUE))
-                conn.execute(update(Match.__table__).where(_match.kind.is_(None)).values(kind=AD_HOC))
+    def _make(self) -> str:
+        """A new ledger at the current schema version: its tables (and indexes) from
+        ``models.py`` and the version, in one writing transaction, so that another process
+        opening it at the same moment waits and then finds it made (SQLite: ``BEGIN IMMEDIATE``;
+        PostgreSQL: an advisory lock)."""
+        with self._lock, self._write_engine.begin() as conn:
+            if not self._sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _game_lock_key("the schema")})
+            version = schema.current(conn)
+            if version is None:
+                Bot.metadata.create_all(conn, tables=TABLES)
+                schema.stamp_head(conn)
+                version = schema.HEAD
+        return version
 
-    def _add_indexes(self) -> None:
-        """The indexes of :data:`~cardarena.ratings.models.INDEXES` a ledger made before them
-        lacks (``create_all`` makes them only with a new table)."""
-        for index in INDEXES:
-            try:
-                index.create(self.engine, checkfirst=True)
-            except OperationalError as e:  # another process made it at the same moment
-                if "already exists" not in str(e):
-                    raise
+    @staticmethod
+    def upgrade(where: str) -> tuple[str, str]:
+        """``cardarena ledger upgrade``: migrate the ledger at ``where`` to the current schema
+        (:mod:`.schema`); returns (the version it was at, the current one)."""
+        url = database_url(where)
+        engine = make_engine(where)
+        try:
+            with _storage(url):
+                return schema.upgrade(engine)
+        except ValueError as e:
+            raise LedgerError(f"cannot upgrade the ledger {where}: {e}") from None
+        finally:
+            engine.dispose()
 
     def close(self) -> None:
         self.engine.dispose()

@@ -21,9 +21,8 @@ table               one row per
 ``rating_history``  seat of a finished match: the bot's μ, σ before and after it
 ==================  ===========================================================================
 
-Columns added after a ledger file was made (the bot's owner, pause and bench, the match's
-kind) are added to it when it is opened (``ALTER TABLE … ADD COLUMN``, :data:`ADDED_COLUMNS`),
-the kind of its older matches filled in from their league; issue 17 brings real migrations.
+The schema has a version and migrations (:mod:`cardarena.ratings.schema`, Alembic): a change
+here is a new migration under ``ratings/migrations/versions``.
 
 A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
 ``finished`` (recorded, rated) or ``failed`` (no result, no rating change).
@@ -32,8 +31,7 @@ Indexes for the reads of the web pages (:data:`INDEXES`), beyond the keys and th
 ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching any other
 bot's seats, and ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, a bot's rating
 line in one game read from the index alone (no row of the table is visited).
-They are created when a ledger is opened if it lacks them (``Index.create(checkfirst=True)``),
-so a ledger file made before them gets them then; no migration is needed for an index.
+A new ledger gets them with its tables; an older one by its migration (``ledger upgrade``).
 """
 from __future__ import annotations
 
@@ -144,10 +142,6 @@ class RatingHistory(SQLModel, table=True):
 
 
 #: The indexes added for the web's reads (module docstring); ``Ledger`` creates any one missing.
-#: Columns a ledger made before them gets when it is opened: (table, column, SQL type).
-ADDED_COLUMNS = (("bot", "owner", "VARCHAR"), ("bot", "paused", "BOOLEAN"), ("bot", "benched_until", "TIMESTAMP"),
-                 ("bot", "bench_reason", "VARCHAR"), ("match", "kind", "VARCHAR"))
-
 INDEXES = (
     Index("ix_seat_bot_match", Seat.__table__.c.bot_id, Seat.__table__.c.match_id),
     Index("ix_match_kind", Match.__table__.c.kind, Match.__table__.c.id),

@@ -59,7 +59,7 @@ try:  # typer ≥ 0.20 vendors click
 except ImportError:  # pragma: no cover - older typer over click
     from click import exceptions as click_exc
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -69,7 +69,7 @@ bot_app = typer.Typer(no_args_is_help=True, help="Register and list bots.")
 league_app = typer.Typer(no_args_is_help=True, help="Run and inspect leagues.")
 match_app = typer.Typer(no_args_is_help=True, help="List, show, export and verify recorded matches.")
 ratings_app = typer.Typer()  # its help is the callback's docstring (the `ratings` command itself)
-ledger_app = typer.Typer(no_args_is_help=True, help="Audit the ledger.")
+ledger_app = typer.Typer(no_args_is_help=True, help="Audit and upgrade the ledger.")
 app.add_typer(bot_app, name="bot")
 app.add_typer(league_app, name="league")
 app.add_typer(match_app, name="match")
@@ -1366,6 +1366,30 @@ def ratings_recompute(game: Annotated[Optional[str], typer.Option("--game", help
                + ", ".join(f"{b} in {g}" for g, b in changed[:10]) + (" …" if len(changed) > 10 else ""))
     out.print(f"ratings of {scope} recomputed from {replayed} matches in {time.perf_counter() - t:.1f} s; {verdict}",
               markup=False)
+
+
+@ledger_app.command("upgrade")
+def ledger_upgrade(db: DbOpt = "cardarena.db"):
+    """Migrate a ledger made by an earlier cardarena to this one's schema (back it up first).
+
+    Every other command refuses a ledger of another schema version with one line saying to run
+    this. A ledger already current is left as it is."""
+    from cardarena.ratings import Ledger, LedgerError, LedgerStorageError
+    if not db.strip():
+        raise typer.BadParameter("is empty: give a SQLite file or an SQLAlchemy URL", param_hint="--db")
+    if "://" not in db and db != ":memory:" and not Path(db).expanduser().exists():
+        raise CliError(f"no ledger at {db!r}")
+    t0 = time.monotonic()
+    try:
+        was, now = Ledger.upgrade(db)
+    except (LedgerError, LedgerStorageError) as e:
+        raise CliError(str(e)) from None
+    from cardarena.ratings.schema import RELEASES
+    if was == now:
+        out.print(f"the ledger {db} is at schema version {now} ({RELEASES[now]}) already: nothing to do", markup=False)
+    else:
+        out.print(f"the ledger {db} upgraded from schema version {was} ({RELEASES[was]}) to {now} ({RELEASES[now]}) "
+                  f"in {time.monotonic() - t0:.1f} s", markup=False)
 
 
 @ledger_app.command("check")

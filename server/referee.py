@@ -83,7 +83,7 @@ from .match import Decision, Fault, Match
 
 log = logging.getLogger("cardarena.referee")
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 
 
 @dataclass(frozen=True)

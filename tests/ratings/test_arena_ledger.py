@@ -1,9 +1,8 @@
 """What the ledger keeps for the arena (issue 16): a bot's owner, pause and bench, each match's
 kind (league, ladder, match), ladder matches a killed server left running, and a bot's recent
-conduct; and an older ledger file gains those columns when it is opened."""
+conduct. (An older ledger gains them by its migration: tests/ratings/test_schema.py.)"""
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -82,24 +81,3 @@ def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_ma
     assert [c[:3] for c in conduct["a"]] == [(7 + 2, 2, False), (7 + 3, 3, False), (7 + 4, 4, True)]
     assert [c[:3] for c in conduct["b"]] == [(9, 0, False)] * 3
     assert all(c[3].tzinfo is not None for c in conduct["a"])
-
-
-def test_an_older_ledger_gains_the_new_columns_when_opened(tmp_path):
-    path = tmp_path / "old.db"
-    led = Ledger(str(path))
-    for b in ("a", "b"):
-        led.add_bot(b)
-    led.create_league(GAME, {}, {}, [MatchPlan(0, 0, 1, ["a", "b"])])
-    led.create_match(GAME, 2, {}, ["a", "b"])
-    led.close()
-    with sqlite3.connect(path) as db:  # as a ledger made before issue 16 was
-        db.execute("DROP INDEX ix_match_kind")
-        for table, column in (("bot", "owner"), ("bot", "paused"), ("bot", "benched_until"),
-                              ("bot", "bench_reason"), ("match", "kind")):
-            db.execute(f'ALTER TABLE "{table}" DROP COLUMN {column}')
-        assert "kind" not in {r[1] for r in db.execute('PRAGMA table_info("match")')}
-    again = Ledger(str(path))
-    assert sorted(m.kind for m in again.matches(limit=None)) == ["league", "match"]
-    assert again.set_paused("a", True).paused
-    with sqlite3.connect(path) as db:
-        assert "ix_match_kind" in {r[1] for r in db.execute('PRAGMA index_list("match")')}

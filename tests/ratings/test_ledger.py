@@ -546,23 +546,6 @@ def test_the_version_changes_when_a_match_is_recorded_and_only_then(led):
     assert after != before and led.version() == after
 
 
-def test_a_ledger_made_before_the_web_indexes_gets_them_when_opened(file_path):
-    """models.INDEXES: a ledger file without them (made by an older version) has them once opened."""
-    from cardarena.ratings.models import INDEXES
-    Ledger(file_path).close()
-    with sqlite3.connect(file_path) as c:
-        for index in INDEXES:
-            c.execute(f"DROP INDEX {index.name}")
-    names = {index.name for index in INDEXES}
-
-    def indexes():
-        with sqlite3.connect(file_path) as c:
-            return {n for (n,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert not names & indexes()
-    Ledger(file_path).close()
-    assert names <= indexes()
-
-
 def test_a_match_detail_as_json_is_every_field_of_it(led):
     """MatchDetail.to_json copies shallowly what dataclasses.asdict would copy deeply."""
     import dataclasses
