@@ -47,7 +47,7 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
-from cardarena.ratings import Ledger
+from cardarena.ratings import Ledger, LedgerVersionError
 from cardarena.ratings.ledger import pack_events, pack_steps
 from cardarena.ratings.models import FINISHED, Match, MatchLog, Seat
 from cardarena.server import latency
@@ -144,8 +144,13 @@ def ledger_path(matches: int, bots: int, seeds: int, rebuild: bool) -> Path:
     folder = Path(tempfile.gettempdir()) / f"cardarena-bench-web-{matches}-{bots}-{seeds}"
     path = folder / "ledger.db"
     if path.exists() and not rebuild:
-        print(f"ledger: {path} (cached; --rebuild makes it again)")
-        return path
+        try:
+            Ledger(str(path)).close()
+        except LedgerVersionError:  # cached by an older cardarena: made again
+            print(f"ledger: {path} is of an older schema; building it again")
+        else:
+            print(f"ledger: {path} (cached; --rebuild makes it again)")
+            return path
     folder.mkdir(parents=True, exist_ok=True)
     partial = folder / "building.db"
     for p in folder.glob("*.db*"):
