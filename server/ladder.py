@@ -24,12 +24,13 @@ Per bot at most ``max_per_bot`` matches at once (``serve --max-matches``, defaul
 
 Quarantine (:class:`QuarantineRule`)
 ====================================
-After each ladder match, a bot's last ``window`` ladder matches (10) since it last came back are
-judged: if its faults are more than ``max_fault_rate`` (10 %, the rule of OpenSpiel's
-competition referee) of its decisions in them (counted once it has made at least 20), or it
-forfeited ``max_forfeits`` (3) of them, it is **benched** for ``bench_seconds`` (600; ``serve
---bench-seconds``): it gets no new ladder match, its page and ``bot list`` say so and why, and it
-comes back by itself when the time is up, with a fresh window. ``bot pause NAME`` benches a bot
+After each ladder match, a bot's last ``window`` ladder matches (10; ``serve --bench-window``)
+since it last came back are judged: if its faults are more than ``max_fault_rate`` (10 %, the
+rule of OpenSpiel's competition referee) of its decisions in them (counted once it has made at
+least 20), or it forfeited ``max_forfeits`` (3; ``serve --bench-forfeits``) of them, it is
+**benched** for ``bench_seconds`` (600; ``serve --bench-seconds``): it gets no new ladder match,
+its page and ``bot list`` say so and why, and it comes back by itself when the time is up, with
+a fresh window (a match that ends during the bench, drawn before it, is not judged). ``bot pause NAME`` benches a bot
 by hand until ``bot resume NAME``. A bot that crashes forfeits its running matches (the conduct
 rules), which benches it once it has forfeited three; a bot that is away is simply not scheduled.
 
@@ -207,9 +208,10 @@ class Arena:
         if cleaned:
             log.info("%d ladder matches left running by an earlier server marked failed (%s)", cleaned, UNPLAYED)
         self._refresh()
+        came_back = {s.name: s.benched_until for s in self.ledger.bot_states() if s.benched_until is not None}
         for bot, rows in self.ledger.recent_conduct(LADDER, self.rule.window).items():
-            since = self.benched.get(bot)
-            self.recent[bot].extend((d, f, fo) for d, f, fo, at in rows if since is None or at >= since[0])
+            since = came_back.get(bot)  # its window starts when its last bench ends (or will end)
+            self.recent[bot].extend((d, f, fo) for d, f, fo, at in rows if since is None or at >= since)
 
     def _refresh(self) -> None:
         """The bots' states and the ladders' ratings, from the ledger (in a thread, once a second)."""
@@ -219,9 +221,14 @@ class Arena:
 
     def _refresh_states(self) -> None:
         states = self.ledger.bot_states()
+        now = utcnow()
+        benched = {s.name: (s.benched_until, s.bench_reason or "") for s in states
+                   if s.benched_until is not None and s.benched_until > now}
+        for bot, (until, why) in self.benched.items():  # benched here, maybe not yet written
+            if until > now and bot not in benched:
+                benched[bot] = (until, why)
         self.paused = {s.name for s in states if s.paused}
-        self.benched = {s.name: (s.benched_until, s.bench_reason or "") for s in states
-                        if s.benched_until is not None and s.benched_until > utcnow()}
+        self.benched = benched
 
     def state_of(self, bot: str) -> str:
         """playing, idle, away, paused or benched (the bot's page and ``bot list``)."""
@@ -251,6 +258,9 @@ class Arena:
                     await asyncio.to_thread(self._refresh)
                 except Exception:  # noqa: BLE001 - a busy ledger: try again next second
                     log.exception("reading the bots' states")
+            now_utc = utcnow()
+            for bot in [b for b, (until, _) in self.benched.items() if until <= now_utc]:
+                del self.benched[bot]  # the bench is over: back at once, its page and `bot list` too
             # one table at a time, ladder after ladder, so that no ladder takes every free bot
             # (the ladder that starts the round turns, too)
             self._turn = (self._turn + 1) % len(self.ladders)
@@ -362,11 +372,13 @@ class Arena:
         for s, b in enumerate(bots):
             seats_of[b].append(s)
         for b, seats in seats_of.items():
+            if b in self.benched:  # a match it was drawn for before its bench: the window after it is fresh
+                continue
             decisions = sum(1 for step in out.steps for s in seats if s in step)
             faults = sum(out.faults[s] for s in seats)
             self.recent[b].append((decisions, faults, any(out.forfeited[s] for s in seats)))
             why = self.rule.judge(self.recent[b])
-            if why and b not in self.benched:
+            if why:
                 until = utcnow() + timedelta(seconds=self.rule.bench_seconds)
                 self.benched[b] = (until, why)
                 self.recent[b].clear()
