@@ -124,8 +124,8 @@ class TestSixBotsOnTwoLadders:
             time.sleep(2)  # a couple of seconds: the tables it was drawn for till then still count
             settled = ladders.last_id()
             assert line_of(served.cli("bot", "list", remote=listed_remote).stdout, "py-any").endswith("\tpaused")
-            wait_for("the other bots played 4 more ladder matches", lambda: len(
-                [m for m in ladders.matches("finished") if m.id > settled]) >= 4, explain=ladders.describe)
+            wait_for("the other bots played 3 more ladder matches", lambda: len(
+                [m for m in ladders.matches("finished") if m.id > settled]) >= 3, explain=ladders.describe)
             assert not [m.id for m in ladders.matches() if m.id > settled and "py-any" in m.bots], ladders.describe()
             r = served.cli("bot", "resume", "py-any", remote=not pause_remote)
             assert r.returncode == 0 and "resumed" in r.stdout, r.stderr
@@ -148,7 +148,7 @@ def quarantine(tmp_path_factory):
     need_bridge()
     workdir = tmp_path_factory.mktemp("quarantine")
     served = Served(workdir, ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
-                              "--bench-seconds", "10", "--bench-window", "5", "--bench-forfeits", "2"])
+                              "--bench-seconds", "8", "--bench-window", "5", "--bench-forfeits", "2"])
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
@@ -167,7 +167,7 @@ def quarantine(tmp_path_factory):
 class TestQuarantine:
     """One server whose quarantine rule is quick: a bot away 0.5 s in a match forfeits it; two
     forfeits (or faults above 10 % of its decisions) in its last five ladder matches bench a bot
-    for 10 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
+    for 8 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
 
     @staticmethod
     def benched(ladders: Ladders, bot: str, seconds_left: float = 0.0):
