@@ -30,9 +30,11 @@ rule of OpenSpiel's competition referee) of its decisions in them (counted once 
 least 20), or it forfeited ``max_forfeits`` (3; ``serve --bench-forfeits``) of them, it is
 **benched** for ``bench_seconds`` (600; ``serve --bench-seconds``): it gets no new ladder match,
 its page and ``bot list`` say so and why, and it comes back by itself when the time is up, with
-a fresh window (a match that ends during the bench, drawn before it, is not judged). ``bot pause NAME`` benches a bot
-by hand until ``bot resume NAME``. A bot that crashes forfeits its running matches (the conduct
-rules), which benches it once it has forfeited three; a bot that is away is simply not scheduled.
+a fresh window: a match drawn before the bench that ends during it is not judged, and a
+restarted server counts only the matches that ended after a bot's last bench. ``bot pause
+NAME`` benches a bot by hand until ``bot resume NAME``. A bot that crashes forfeits its running
+matches (the conduct rules), which benches it once it has forfeited three; a bot that is away is
+simply not scheduled.
 
 Shutdown (:meth:`Arena.stop`)
 =============================

@@ -2,8 +2,8 @@
 process on a real SQLite ledger, bots joining through `cardarena bot connect` in their own
 process groups, and what the ledger says about the ladder matches.
 
-Every process writes its output to a log file of the test's folder; a failed wait shows the
-server's log and the ledger's ladder matches."""
+Every process writes its output to a log file of the test's folder; a failed wait says what it
+waited for and lists the ladder matches."""
 from __future__ import annotations
 
 import os
