@@ -19,6 +19,12 @@ Whenever enough bots of a ladder are free, a table is drawn:
 While σ is large (new bots) every quality is alike, so new bots meet everyone; as σ shrinks
 close ratings meet more often; ``FLOOR`` (0.1) keeps every pairing possible.
 
+A drawn table that is the very table its bots have just left in this ladder is held back for
+up to ``REMATCH_WAIT`` (0.5 s) while another bot of the ladder is busy: the bots of a match that
+ends come free together, and would otherwise meet again and again only because nobody else was
+free at that instant (the same two bots played fifteen matches in a row in a ladder of four).
+A ladder with nobody else to wait for rematches at once.
+
 Per bot at most ``max_per_bot`` matches at once (``serve --max-matches``, default 2), fewer if its
 ``Hello.max_matches`` asks for fewer. The seat order of a table is shuffled.
 
@@ -63,6 +69,7 @@ log = logging.getLogger("cardarena.ladder")
 
 FLOOR = 0.1
 RECENT_MEETINGS = 20
+REMATCH_WAIT = 0.5
 UNPLAYED = "unplayed: the server stopped"
 LADDER = "ladder"
 
@@ -191,6 +198,7 @@ class Arena:
         self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=rule.window))
         self.met: dict[str, Counter] = defaultdict(Counter)
         self.history: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT_MEETINGS))
+        self.last_table: dict[tuple[str, str], frozenset] = {}   # (game, bot) → the bots of its last match
         self.benched: dict[str, tuple[datetime, str]] = {}   # bot → (until, why), UTC
         self.paused: set[str] = set()
         self.tasks: dict[asyncio.Task, list[str]] = {}
@@ -280,17 +288,25 @@ class Arena:
         asked = getattr(link, "max_matches", 0) or 0
         return min(self.max_per_bot, asked) if asked > 0 else self.max_per_bot
 
+    def _plays(self, spec: LadderSpec, bot: str) -> bool:
+        """Connected, said hello, claims the game, neither paused nor benched (free or not)."""
+        link = self.referee.links.get(bot)
+        return (link is not None and link.hello.is_set() and (not link.games or spec.game in link.games)
+                and bot not in self.paused and bot not in self.benched)
+
     def _free(self, spec: LadderSpec) -> list[str]:
-        out = []
-        for bot, link in list(self.referee.links.items()):
-            if link.games and spec.game not in link.games:
-                continue
-            if not link.hello.is_set() or bot in self.paused or bot in self.benched:
-                continue
-            if self.running[bot] >= self._limit(bot):
-                continue
-            out.append(bot)
-        return out
+        return [bot for bot in list(self.referee.links)
+                if self._plays(spec, bot) and self.running[bot] < self._limit(bot)]
+
+    def _rematch_held(self, spec: LadderSpec, table: Sequence[str], since: Mapping[str, float], now: float) -> bool:
+        """The table its bots have just left, while another bot of the ladder may soon be free
+        (module docstring, "Matchmaking"): held back."""
+        seated = frozenset(table)
+        if any(self.last_table.get((spec.game, b)) != seated for b in table):
+            return False
+        if now - min(since[b] for b in table) >= REMATCH_WAIT:
+            return False
+        return any(b not in seated and self._plays(spec, b) for b in list(self.referee.links))
 
     def _schedule(self, spec: LadderSpec) -> bool:
         """Start one match of the ladder if enough of its bots are free; whether it did."""
@@ -303,6 +319,8 @@ class Arena:
                             free_since=self.free_since.setdefault(b, now)) for b in free]
         table = draw_table(self.rng, spec.game, spec.seats, entrants, self.met)
         since = {e.name: e.free_since for e in entrants}
+        if self._rematch_held(spec, table, since, now):
+            return False
         for b in table:
             self.stats.waits.append(now - since[b])
             self.running[b] += 1
@@ -367,6 +385,7 @@ class Arena:
                 if o != b:
                     self.met[b][o] += 1
             self.history[b].append([o for o in bots if o != b])
+            self.last_table[(spec.game, b)] = frozenset(bots)
             if len(self.history[b]) == self.history[b].maxlen:  # forget the meetings that fell out
                 for o in self.history[b][0]:
                     self.met[b][o] = max(0, self.met[b][o] - 1)

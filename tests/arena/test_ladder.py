@@ -33,7 +33,7 @@ from arenakit import (FAULTY_SH_BOT, HERE, NODE_BOT, PY_BOT, PY_HEURISTIC, ROOT,
                       need_bridge, need_node, utc, wait_for)
 
 from cardarena.ratings.models import BotState
-from cardarena.server.ladder import UNPLAYED, Arena, LadderSpec, QuarantineRule
+from cardarena.server.ladder import REMATCH_WAIT, UNPLAYED, Arena, LadderSpec, QuarantineRule
 
 GAMES = {"sixth-card": 2, "unsorted": 3}   # the two ladders: game → seats at a table
 LADDERS = ["--ladder", "sixth-card", "--ladder", "unsorted:3"]
@@ -273,7 +273,7 @@ def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_si
 
 
 # ----- what the tests above found in server/ladder.py, pinned in-process ------------------------
-class BenchLedger:
+class StubLedger:
     """The few ledger calls Arena makes, over a bench the test sets."""
 
     def __init__(self, benched_until=None, conduct=()):
@@ -305,7 +305,7 @@ def test_a_match_that_ends_during_a_bench_is_not_judged_after_it():
     forfeit (here the rule takes one) still had a second match, drawn before the bench, that it
     forfeited too; that match ends during the bench and must not count once the bench is over."""
     async def play() -> Arena:
-        arena = Arena(SimpleNamespace(links={}), BenchLedger(), [LadderSpec("sixth-card", 2)],
+        arena = Arena(SimpleNamespace(links={}), StubLedger(), [LadderSpec("sixth-card", 2)],
                       rule=QuarantineRule(max_forfeits=1, bench_seconds=60))
         arena._after(arena.ladders[0], ["crasher", "good"], outcome(forfeited=True))
         assert "crasher" in arena.benched
@@ -324,7 +324,7 @@ def test_a_restarted_server_judges_a_bot_only_by_its_matches_since_its_last_benc
     not count again."""
     ended = datetime.now(timezone.utc) - timedelta(seconds=5)
     before = ended - timedelta(seconds=60)
-    ledger = BenchLedger(ended, [(30, 0, True, before), (30, 0, True, before), (30, 0, False, ended)])
+    ledger = StubLedger(ended, [(30, 0, True, before), (30, 0, True, before), (30, 0, False, ended)])
     arena = Arena(SimpleNamespace(links={}), ledger, [LadderSpec("sixth-card", 2)], rule=QuarantineRule(max_forfeits=2))
     arena._load()
     assert list(arena.recent["crasher"]) == [(30, 0, False)]
@@ -333,8 +333,37 @@ def test_a_restarted_server_judges_a_bot_only_by_its_matches_since_its_last_benc
 def test_a_bench_not_yet_written_to_the_ledger_holds_when_the_states_are_read():
     """The arena writes a bench to the ledger in a thread; a reading of the bots' states from
     the ledger that comes first must not lift it (the bot would be drawn while benched)."""
-    arena = Arena(SimpleNamespace(links={}), BenchLedger(), [LadderSpec("sixth-card", 2)])
+    arena = Arena(SimpleNamespace(links={}), StubLedger(), [LadderSpec("sixth-card", 2)])
     until = datetime.now(timezone.utc) + timedelta(seconds=60)
     arena.benched["crasher"] = (until, "forfeited 3 of its last 3 ladder matches")
     arena._refresh_states()
     assert arena.benched["crasher"][0] == until
+
+
+def test_the_table_its_bots_just_left_waits_a_moment_for_another_bot():
+    """Matchmaking, rematches (server/ladder.py): a and b have just played each other and are
+    the only free bots, c is busy: their rematch is held back for REMATCH_WAIT, then played;
+    in a ladder of those two alone it is played at once."""
+    async def scenario() -> list:
+        hello = SimpleNamespace(is_set=lambda: True)
+        links = {n: SimpleNamespace(games=(), hello=hello, max_matches=0) for n in ("a", "b", "c")}
+        arena = Arena(SimpleNamespace(links=links), StubLedger(), [LadderSpec("sixth-card", 2)], max_per_bot=1)
+        spec, started = arena.ladders[0], []
+
+        async def play(spec, table):
+            started.append(sorted(table))
+        arena._play = play
+        arena._after(spec, ["a", "b"], outcome(forfeited=False))
+        arena.running["c"] = 1
+        assert not arena._schedule(spec)  # c may be free in a moment
+        for bot in ("a", "b"):
+            arena.free_since[bot] -= REMATCH_WAIT
+        assert arena._schedule(spec)  # waited long enough
+        arena.running.update(a=0, b=0)
+        arena.free_since.clear()
+        del links["c"]
+        assert arena._schedule(spec)  # nobody else to wait for
+        await asyncio.sleep(0)
+        return started
+
+    assert asyncio.run(scenario()) == [["a", "b"], ["a", "b"]]
