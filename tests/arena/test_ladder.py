@@ -15,6 +15,10 @@ the Node.js helper, those tests skip here and fail under CI, as tests/e2e does).
   `ledger check --replay` OK) and a restarted server goes on; a SIGKILLed server's running
   matches are marked unplayed by the next one.
 
+- In-process, what these found in server/ladder.py: a match that ends during a bench is not
+  judged after it, nor by a restarted server; a bench not yet written to the ledger holds; the
+  table its bots have just left waits a moment for another bot (rematches).
+
 Every wait polls the ledger with a generous limit, a guard against hanging: no assertion here
 is about speed (bench/arena.py measures that).
 """
