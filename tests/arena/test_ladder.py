@@ -57,6 +57,11 @@ def line_of(listing: str, bot: str) -> str:
     return next(line for line in listing.splitlines() if line.split("\t")[0] == bot)
 
 
+def six_played_k(ladders: Ladders) -> None:
+    wait_for(f"each of the six bots played {K} ladder matches", lambda: all(
+        ladders.played_by(name) >= K for name in SIX), explain=ladders.describe)
+
+
 @pytest.fixture(scope="class")
 def six(tmp_path_factory):
     """The server of TestSixBotsOnTwoLadders and its six bots (SIX)."""
@@ -80,8 +85,7 @@ class TestSixBotsOnTwoLadders:
     def test_six_bots_play_the_games_they_claim_in_rated_ladder_matches(self, six):
         served, bots, ladders = six
 
-        wait_for(f"each of the six bots played {K} ladder matches", lambda: all(
-            ladders.played_by(name) >= K for name in SIX), explain=ladders.describe)
+        six_played_k(ladders)
         before = ladders.played()
         rated = {(r.bot, r.game): r.matches for game in GAMES for r in ladders.ledger.ratings(game)}
         after = ladders.played()
@@ -140,6 +144,7 @@ class TestSixBotsOnTwoLadders:
         """Hello.max_matches (the SDK's and the bridge's from CARDARENA_MAX_MATCHES), else the
         server's --max-matches 2: the matches' intervals in the ledger never overlap more."""
         served, bots, ladders = six
+        six_played_k(ladders)  # when run alone
         most = ladders.most_at_once()
         for bot, n in most.items():
             assert n <= (bots.max_matches[bot] or 2), (bot, n, ladders.describe())
@@ -152,7 +157,7 @@ def quarantine(tmp_path_factory):
     need_bridge()
     workdir = tmp_path_factory.mktemp("quarantine")
     served = Served(workdir, ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
-                              "--bench-seconds", "8", "--bench-window", "5", "--bench-forfeits", "2"])
+                              "--bench-seconds", "12", "--bench-window", "5", "--bench-forfeits", "2"])
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
@@ -171,7 +176,7 @@ def quarantine(tmp_path_factory):
 class TestQuarantine:
     """One server whose quarantine rule is quick: a bot away 0.5 s in a match forfeits it; two
     forfeits (or faults above 10 % of its decisions) in its last five ladder matches bench a bot
-    for 8 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
+    for 12 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
 
     @staticmethod
     def benched(ladders: Ladders, bot: str, seconds_left: float = 0.0):
@@ -207,7 +212,7 @@ class TestQuarantine:
 
     def test_a_bot_that_answers_out_of_range_often_is_benched(self, quarantine):
         served, bots, ladders = quarantine
-        state = wait_for("the faulty bot benched, 5 s of its bench to go", lambda: self.benched(ladders, "faulty", 5),
+        state = wait_for("the faulty bot benched, 8 s of its bench to go", lambda: self.benched(ladders, "faulty", 8),
                          explain=ladders.describe)
         rate = re.search(r"\d+ faults in \d+ decisions \((\d+) %\)", state.bench_reason)
         assert rate and int(rate.group(1)) > 10, state.bench_reason  # one answer in three is out of range
