@@ -172,7 +172,10 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             summary.state = arena.state_of(b.name)
         elif state is not None and state.paused:
             summary.state = "paused"
-        if state is not None and state.benched_until is not None and state.benched(_now()):
+        if arena is not None and b.name in arena.benched:  # the arena's own bench: state and time agree
+            until, why = arena.benched[b.name]
+            summary.benched_until, summary.bench_reason = until.isoformat(timespec="seconds"), why
+        elif state is not None and state.benched_until is not None and state.benched(_now()):
             summary.benched_until = state.benched_until.isoformat(timespec="seconds")
             summary.bench_reason = state.bench_reason or ""
         return summary
