@@ -15,8 +15,24 @@ Life of a league match
     change). A match left ``running`` by a killed process goes back to ``scheduled`` with
     ``reset_stale`` (all of a league, or those claimed longer ago than a given age), one whose
     play was interrupted cleanly (Ctrl-C) with ``release_match``, and a league's failed
-    matches with ``retry_failed``; any of them is then played again from its seed. An ad-hoc match (``cardarena play``) is made by ``create_match`` and may be
-    recorded without being claimed.
+    matches with ``retry_failed``; any of them is then played again from its seed. An ad-hoc
+    match (``cardarena play``) is made by ``create_match`` and may be recorded without being
+    claimed.
+
+Leases (several workers, one league)
+    A claim given a ``worker`` and ``lease_s`` is a lease: the match's row holds the worker and
+    ``lease_until``. The worker renews it while it plays (``renew_leases``); a ``running`` match
+    whose lease has run out is claimable again, by any worker, exactly like a scheduled one, and
+    is played again from its seed. ``claim_next`` takes the league's first claimable match: on
+    PostgreSQL with ``SELECT … FOR UPDATE SKIP LOCKED`` (two workers never wait for each other
+    nor take the same row), on SQLite inside the writing transaction (``BEGIN IMMEDIATE``
+    serialises it). ``record_match(…, worker=…)`` records only while the match is still that
+    worker's: a worker whose lease ran out and was taken over gets a :class:`LedgerError`, and
+    its result is dropped (counted once, by the worker that took it over). Lease times are the
+    database's clock on PostgreSQL (``now()``, one clock for the workers of every machine) and
+    this machine's on SQLite (one file, one machine). A match claimed without a lease (the
+    arena, ``play``) is never taken over; ``others_playing`` counts the leased matches other
+    workers hold, which a worker with nothing left to claim waits for (they may run out).
 
 Recording a match
     ``record_match`` is one transaction: the seats' scores, places, faults and forfeits, the
@@ -58,7 +74,11 @@ When the database fails
     :class:`LedgerStorageError` that says which ledger and what failed, in one line. It is no
     :class:`LedgerError` (a request the ledger refuses), so that no caller takes a record that
     failed for one that another process made: the transaction was rolled back, nothing of it
-    is written, and the caller stops. ``check`` also asks SQLite to check the file itself
+    is written, and the caller stops. A database server that cannot be reached (PostgreSQL
+    stopped or restarting, the network cut: an ``OperationalError`` or ``InterfaceError`` of
+    the driver) is raised as :class:`LedgerUnreachable`, a kind of it that a caller may retry
+    (the league's recorder does): every operation is one transaction, so trying it again is
+    safe. ``check`` also asks SQLite to check the file itself
     (``PRAGMA quick_check``) before it checks the matches and ratings.
 
 Tokens
@@ -87,7 +107,7 @@ from sqlalchemy import (
     Integer, String, bindparam, case, cast, delete, event, func, insert, literal, null, text, true, update,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine, select
 
@@ -109,6 +129,13 @@ _FINISH = (update(Match.__table__)
            .values(status=FINISHED, finished_at=bindparam("finished_at"), duration_s=bindparam("duration_s"),
                    result_details=bindparam("result_details"))
            .returning(_match.game))
+#: record_match's status change for a leased match: only while it is the worker's (module docstring).
+_FINISH_LEASED = (update(Match.__table__)
+                  .where(_match.id == bindparam("match_id"), _match.status == RUNNING,
+                         _match.worker == bindparam("held_by"))
+                  .values(status=FINISHED, finished_at=bindparam("finished_at"), duration_s=bindparam("duration_s"),
+                          result_details=bindparam("result_details"))
+                  .returning(_match.game))
 _SEATED = (select(_seat.bot_id, _bot.name).join_from(Seat.__table__, Bot.__table__, _bot.id == _seat.bot_id)
            .where(_seat.match_id == bindparam("match_id")).order_by(_seat.seat))
 _SEAT_RESULT = (update(Seat.__table__)
@@ -158,6 +185,10 @@ class LedgerStorageError(Exception):
     """The database under the ledger failed (module docstring, "When the database fails")."""
 
 
+class LedgerUnreachable(LedgerStorageError):
+    """The database server could not be reached (module docstring): worth trying again."""
+
+
 def storage_error(url: str, exc: BaseException) -> LedgerStorageError:
     """A database failure of the ledger at ``url`` as one line: which ledger, what failed."""
     reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
@@ -168,6 +199,8 @@ def storage_error(url: str, exc: BaseException) -> LedgerStorageError:
     except ArgumentError:
         where = url
     low = reason.lower()
+    if isinstance(exc, (OperationalError, InterfaceError)) and not url.startswith("sqlite"):
+        return LedgerUnreachable(f"the ledger {where} cannot be reached: {reason}")
     if "full" in low:
         text_ = f"the ledger {where} is full ({reason}): free some space"
     elif "not a database" in low or "malformed" in low or "corrupt" in low:
@@ -186,8 +219,8 @@ def _storage(url: str) -> Iterator[None]:
         yield
     except IntegrityError:  # a constraint: the callers turn it into a LedgerError where it is one
         raise
-    except DatabaseError as e:  # OperationalError (full, locked, unreadable) and damaged files
-        raise storage_error(url, e) from None
+    except (DatabaseError, InterfaceError) as e:  # OperationalError (full, locked, unreadable, a
+        raise storage_error(url, e) from None      # server gone) and damaged files
 
 
 # --------------------------------------------------------------------------------- helpers
@@ -636,7 +669,8 @@ class Ledger:
         if older_than_s is not None:
             stmt = stmt.where(Match.claimed_at < utcnow() - timedelta(seconds=older_than_s))
         with self._write() as session:
-            return session.execute(stmt.values(status=SCHEDULED, claimed_at=None)).rowcount
+            return session.execute(stmt.values(status=SCHEDULED, claimed_at=None, worker=None,
+                                               lease_until=None)).rowcount
 
     def counts(self) -> dict[str, Any]:
         """How much the ledger holds: bots, leagues, and matches by status."""
@@ -656,12 +690,15 @@ class Ledger:
                 q = q.where(Match.league_id == league_id)
             return list(session.exec(q.order_by(Match.id)).all())
 
-    def release_match(self, match_id: int) -> bool:
+    def release_match(self, match_id: int, worker: str | None = None) -> bool:
         """``running`` → ``scheduled`` for one match whose play was interrupted (Ctrl-C), so a
-        resume plays it again from its seed; False if it was not running."""
+        resume (or another worker) plays it again from its seed; False if it was not running
+        (with ``worker``: not running on that worker's claim)."""
         with self._write() as session:
-            result = session.execute(update(Match).where(Match.id == match_id, Match.status == RUNNING)
-                                     .values(status=SCHEDULED, claimed_at=None))
+            stmt = update(Match).where(Match.id == match_id, Match.status == RUNNING)
+            if worker is not None:
+                stmt = stmt.where(Match.worker == worker)
+            result = session.execute(stmt.values(status=SCHEDULED, claimed_at=None, worker=None, lease_until=None))
             return result.rowcount == 1
 
     def retry_failed(self, league_id: int) -> int:
@@ -672,7 +709,7 @@ class Ledger:
                 raise LedgerError(f"no league {league_id}")
             return session.execute(update(Match).where(Match.league_id == league_id, Match.status == FAILED)
                                    .values(status=SCHEDULED, claimed_at=None, fail_reason=None,
-                                           finished_at=None)).rowcount
+                                           finished_at=None, worker=None, lease_until=None)).rowcount
 
     def league_results(self, league_id: int) -> list[SeatResults]:
         """Every match of a league in schedule order with its seats' results (no logs): the
@@ -722,37 +759,100 @@ class Ledger:
             session.add_all([Seat(match_id=match.id, seat=s, bot_id=ids[b]) for s, b in enumerate(bots)])
             return match.id
 
-    def claim_match(self, match_id: int) -> bool:
-        """``scheduled`` → ``running``, atomically; False if the match was not scheduled."""
-        with self._write() as session:
-            result = session.execute(update(Match).where(Match.id == match_id, Match.status == SCHEDULED)
-                                     .values(status=RUNNING, claimed_at=utcnow()))
-            return result.rowcount == 1
+    # ----- claims and leases (module docstring, "Leases")
 
-    def claim_next(self, league_id: int) -> MatchInfo | None:
-        """Claim the league's first scheduled match in schedule order; ``None`` if none is left."""
+    def _now(self):
+        """Now in UTC, as lease times are compared: the database's clock on PostgreSQL (the same
+        for every worker's machine), this machine's on SQLite."""
+        return utcnow() if self._sqlite else func.timezone("UTC", func.now())
+
+    def _lease_until(self, lease_s: float | None):
+        """When a lease taken or renewed now for ``lease_s`` seconds runs out; None: no lease."""
+        if lease_s is None:
+            return None
+        if self._sqlite:
+            return utcnow() + timedelta(seconds=float(lease_s))
+        return func.timezone("UTC", func.now() + func.make_interval(0, 0, 0, 0, 0, 0, float(lease_s)))
+
+    def _claimable(self):
+        """A match any worker may claim: scheduled, or running on a lease that has run out."""
+        return (Match.status == SCHEDULED) | ((Match.status == RUNNING) & (Match.lease_until < self._now()))
+
+    def _claim(self, session: Session, match_id: int, worker: str | None, lease_s: float | None) -> bool:
+        result = session.execute(update(Match).where(Match.id == match_id, self._claimable())
+                                 .values(status=RUNNING, claimed_at=utcnow(), worker=worker,
+                                         lease_until=self._lease_until(lease_s)))
+        return result.rowcount == 1
+
+    def claim_match(self, match_id: int, worker: str | None = None, lease_s: float | None = None) -> bool:
+        """``scheduled`` → ``running``, atomically; False if the match was not claimable (neither
+        scheduled nor running on a lease that has run out). With ``lease_s``, ``worker`` holds it
+        on a lease of that many seconds."""
+        with self._write() as session:
+            return self._claim(session, match_id, worker, lease_s)
+
+    def claim_next(self, league_id: int, worker: str | None = None, lease_s: float | None = None) -> MatchInfo | None:
+        """Claim the league's first claimable match in schedule order (a scheduled one, or one
+        whose lease ran out: it is played again from its seed); ``None`` if none is left. On
+        PostgreSQL the row is taken ``FOR UPDATE SKIP LOCKED``: a row another worker is claiming
+        is passed over, not waited for."""
         while True:
             with self._write() as session:
-                match_id = session.exec(select(Match.id).where(Match.league_id == league_id,
-                                                               Match.status == SCHEDULED)
-                                        .order_by(Match.round, Match.index, Match.id).limit(1)).first()
+                q = (select(Match.id).where(Match.league_id == league_id, self._claimable())
+                     .order_by(Match.round, Match.index, Match.id).limit(1))
+                if not self._sqlite:
+                    q = q.with_for_update(skip_locked=True)
+                match_id = session.execute(q).scalar()
                 if match_id is None:
                     return None
-                result = session.execute(update(Match).where(Match.id == match_id, Match.status == SCHEDULED)
-                                         .values(status=RUNNING, claimed_at=utcnow()))
-                if result.rowcount != 1:  # another process was faster (PostgreSQL); try the next
-                    continue
+                if not self._claim(session, match_id, worker, lease_s):
+                    continue  # another worker was faster; try the next
                 match = session.execute(select(*_LISTED).where(Match.id == match_id)).one()
                 return self._infos(session, [match], Seat.match_id == match_id)[0]
 
-    def fail_match(self, match_id: int, reason: str) -> None:
-        """Status ``failed`` (no result, no rating change), for a scheduled or running match."""
+    def renew_leases(self, worker: str, match_ids: Iterable[int], lease_s: float) -> list[int]:
+        """Renew the leases ``worker`` holds on these matches for ``lease_s`` seconds from now;
+        returns the ids still its own (a match missing was claimed by another worker once its
+        lease had run out, or is no longer running)."""
+        ids = sorted(set(match_ids))
+        if not ids:
+            return []
         with self._write() as session:
-            result = session.execute(update(Match).where(Match.id == match_id,
-                                                         Match.status.in_((SCHEDULED, RUNNING)))
-                                     .values(status=FAILED, fail_reason=str(reason), finished_at=utcnow()))
+            return sorted(session.execute(
+                update(Match.__table__).where(_match.id.in_(ids), _match.status == RUNNING, _match.worker == worker)
+                .values(lease_until=self._lease_until(lease_s)).returning(_match.id)).scalars())
+
+    def others_playing(self, league_id: int, worker: str | None = None) -> int:
+        """The league's running matches that other workers than ``worker`` hold on a lease
+        (those that may yet run out and be claimable); matches claimed without a lease are not
+        counted (they wait for `league resume`)."""
+        with self._read() as session:
+            q = select(func.count()).select_from(Match).where(Match.league_id == league_id, Match.status == RUNNING,
+                                                             Match.lease_until.is_not(None))
+            if worker is not None:
+                q = q.where(Match.worker != worker)
+            return session.execute(q).scalar() or 0
+
+    def fail_match(self, match_id: int, reason: str, worker: str | None = None) -> None:
+        """Status ``failed`` (no result, no rating change), for a scheduled or running match;
+        with ``worker``, only while the match is that worker's (as ``record_match``)."""
+        with self._write() as session:
+            stmt = update(Match).where(Match.id == match_id, Match.status.in_((SCHEDULED, RUNNING)))
+            if worker is not None:
+                stmt = stmt.where(Match.status == RUNNING, Match.worker == worker)
+            result = session.execute(stmt.values(status=FAILED, fail_reason=str(reason), finished_at=utcnow()))
             if result.rowcount != 1:
-                raise LedgerError(self._not_open(session, match_id, "failed"))
+                raise LedgerError(self._not_held(session, match_id, worker, "failed"))
+
+    def _not_held(self, session: Session, match_id: int, worker: str | None, verb: str) -> str:
+        """Why ``worker`` could not record (or fail) a match: taken over, or not open."""
+        row = session.execute(select(Match.status, Match.worker).where(Match.id == match_id)).first()
+        if worker is None or row is None or row.status not in (RUNNING, FINISHED) or row.worker is None:
+            return self._not_open(session, match_id, verb)
+        if row.worker == worker:
+            return f"match {match_id} is {row.status} already, by this worker ({worker})"
+        return (f"match {match_id} was claimed by worker {row.worker} once the lease of worker {worker} had run out: "
+                f"the result of {worker} is dropped (the match counts once, as {row.worker} plays it)")
 
     @staticmethod
     def _not_open(session: Session, match_id: int, verb: str) -> str:
@@ -764,10 +864,12 @@ class Ledger:
     def record_match(self, match_id: int, *, scores: Sequence[float], places: Sequence[int],
                      faults: Sequence[int], forfeited: Sequence[bool], steps: Sequence[Mapping],
                      events: Sequence[Mapping], result_details: Mapping[str, Any] | None = None,
-                     duration_s: float = 0.0) -> list[RatingChange]:
+                     duration_s: float = 0.0, worker: str | None = None) -> list[RatingChange]:
         """Record a finished match and rate it, in one transaction (module docstring).
 
-        Returns each seat's rating change (``rated`` False for a self-play seat).
+        Returns each seat's rating change (``rated`` False for a self-play seat). With
+        ``worker``, only while the match is running on that worker's claim: a worker whose lease
+        ran out and was taken over gets a :class:`LedgerError` and nothing is written.
         """
         n = len(places)
         if not (len(scores) == len(faults) == len(forfeited) == n):
@@ -790,10 +892,14 @@ class Ledger:
 
         with self._write() as session:
             # The status first: only one transaction can move a match to "finished".
-            game = session.execute(_FINISH, {"match_id": match_id, "finished_at": utcnow(),
-                                             "duration_s": float(duration_s), "result_details": details}).scalar()
+            finish = {"match_id": match_id, "finished_at": utcnow(), "duration_s": float(duration_s),
+                      "result_details": details}
+            if worker is None:
+                game = session.execute(_FINISH, finish).scalar()
+            else:
+                game = session.execute(_FINISH_LEASED, {**finish, "held_by": worker}).scalar()
             if game is None:
-                raise LedgerError(self._not_open(session, match_id, "recorded"))
+                raise LedgerError(self._not_held(session, match_id, worker, "recorded"))
             seated = session.execute(_SEATED, {"match_id": match_id}).all()
             if len(seated) != n:
                 raise LedgerError(f"match {match_id} has {len(seated)} seats, not {n}")

@@ -25,7 +25,11 @@ The schema has a version and migrations (:mod:`cardarena.ratings.schema`, Alembi
 here is a new migration under ``ratings/migrations/versions``.
 
 A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
-``finished`` (recorded, rated) or ``failed`` (no result, no rating change).
+``finished`` (recorded, rated) or ``failed`` (no result, no rating change). A league match is
+claimed with a lease: its ``worker`` (the claiming process) and ``lease_until``, renewed while
+it plays; once ``lease_until`` has passed, another worker may claim it and play it again from
+its seed (``Ledger.claim_next``). A match claimed without a lease (the arena, ``play``) has
+``lease_until`` None and is never taken over.
 
 Indexes for the reads of the web pages (:data:`INDEXES`), beyond the keys and the single-column
 ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching any other
@@ -94,6 +98,8 @@ class Match(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     claimed_at: datetime | None = None
     finished_at: datetime | None = None
+    worker: str | None = None          # the worker that claimed it (while running; kept once recorded)
+    lease_until: datetime | None = None  # its claim holds until then (UTC); None: no lease
 
 
 class Seat(SQLModel, table=True):

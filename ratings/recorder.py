@@ -11,9 +11,13 @@ Frames, both ways: a 4-byte big-endian length, then a tag byte (``m``: marshal, 
 for anything marshal cannot carry) and the payload.
 
 * request: ``(request_id, kind, match_id, keyword arguments)``, kind one of
-  ``"claim"`` (:meth:`Ledger.claim_match`), ``"release"`` (:meth:`Ledger.release_match`, only
-  for a match this recorder claimed and has not recorded: what a league stopped between a
-  claim and its answer sends) and ``"record"`` (:meth:`Ledger.record_match`);
+  ``"claim"`` (:meth:`Ledger.claim_match`), ``"claim_next"`` (:meth:`Ledger.claim_next`, the
+  "match id" being the league's: the answer is ``(match id, seed, bots)`` or None),
+  ``"release"`` (:meth:`Ledger.release_match`, only for a match this recorder claimed and has
+  not recorded: what a league stopped between a claim and its answer sends), ``"record"``
+  (:meth:`Ledger.record_match`), ``"renew"`` (:meth:`Ledger.renew_leases`, match id 0; the
+  answer is the ids still held) and ``"others"`` (:meth:`Ledger.others_playing`, the league's
+  id); the keyword arguments carry the ``worker`` and ``lease_s`` of a league's leases;
 * answer:  ``(request_id, "ok", value)`` (the claim's result; a record's seconds),
   ``(request_id, "ledger", message)`` for a :class:`LedgerError` (a match recorded meanwhile by
   another process, say), or ``(request_id, "error", message)``.
@@ -23,6 +27,13 @@ for each other's SQLite lock.
 
 At the end of its input (the league is over, or the referee's process is gone) the recorder
 finishes every whole request it has read, then exits: a match is recorded whole or not at all.
+
+A database server that cannot be reached (:class:`LedgerUnreachable`: PostgreSQL restarting,
+the network cut) does not end the league: the request is tried again, every
+:data:`RETRY_EVERY` seconds for up to :data:`RETRY_FOR` seconds (one line on stderr when it
+starts failing, one when it is reached again), and the requests behind it wait. Each request is
+one transaction, so nothing is written twice; a record whose commit went through but whose
+answer was lost is refused on the retry as recorded already, and counted once.
 
 Run as ``python -m cardarena.ratings.recorder`` with the ledger's URL in
 ``CARDARENA_RECORDER_DB`` (not on the command line: it may hold a password).
@@ -36,6 +47,10 @@ import signal
 import sys
 import time
 from typing import Any, BinaryIO
+
+#: How long a request is tried again while the database cannot be reached, and how often.
+RETRY_FOR = 120.0
+RETRY_EVERY = 0.5
 
 
 def encode(value: Any) -> bytes:
@@ -64,6 +79,66 @@ def read_frame(stream: BinaryIO) -> bytes | None:
     return body if len(body) == n else None
 
 
+def carry_out(ledger, kind: str, match_id: int, kwargs: dict, claimed: set[int]) -> Any:
+    """One request (module docstring) on ``ledger``; its answer's value. ``claimed``: the
+    matches claimed through these requests and not yet recorded (the only ones ``release``
+    puts back). The league's writer thread (an in-memory ledger) calls it too."""
+    if kind == "claim":
+        value = ledger.claim_match(match_id, **kwargs)
+        if value:
+            claimed.add(match_id)
+        return value
+    if kind == "claim_next":
+        m = ledger.claim_next(match_id, **kwargs)
+        if m is None:
+            return None
+        claimed.add(m.id)
+        return (m.id, m.seed, list(m.bots))
+    if kind == "release":
+        if match_id in claimed:
+            ledger.release_match(match_id, **kwargs)
+            claimed.discard(match_id)
+        return None
+    if kind == "record":
+        t = time.perf_counter()
+        try:
+            ledger.record_match(match_id, **kwargs)
+        finally:
+            claimed.discard(match_id)
+        return time.perf_counter() - t
+    if kind == "fail":
+        claimed.discard(match_id)
+        return ledger.fail_match(match_id, **kwargs)
+    if kind == "renew":
+        return ledger.renew_leases(**kwargs)
+    if kind == "others":
+        return ledger.others_playing(match_id, **kwargs)
+    raise ValueError(f"unknown request {kind!r}")
+
+
+def retrying(call, say=lambda line: print(line, file=sys.stderr, flush=True)):
+    """``call()``, tried again while the database cannot be reached (module docstring)."""
+    from .ledger import LedgerUnreachable
+
+    deadline, failing = None, False
+    while True:
+        try:
+            value = call()
+        except LedgerUnreachable as e:
+            now = time.monotonic()
+            deadline = deadline or now + RETRY_FOR
+            if now >= deadline:
+                raise
+            if not failing:
+                say(f"cardarena recorder: {e}; trying again for up to {RETRY_FOR:g} s")
+                failing = True
+            time.sleep(RETRY_EVERY)
+            continue
+        if failing:
+            say("cardarena recorder: the ledger is reached again; going on")
+        return value
+
+
 def serve(ledger, requests: BinaryIO, answers: BinaryIO) -> int:
     """Carry out every request read from ``requests``; returns how many matches were recorded."""
     from .ledger import LedgerError
@@ -72,24 +147,9 @@ def serve(ledger, requests: BinaryIO, answers: BinaryIO) -> int:
     claimed: set[int] = set()
     while (body := read_frame(requests)) is not None:
         request_id, kind, match_id, kwargs = decode(body)
-        t = time.perf_counter()
         try:
-            if kind == "claim":
-                value = ledger.claim_match(match_id)
-                if value:
-                    claimed.add(match_id)
-            elif kind == "release":
-                if match_id in claimed:
-                    ledger.release_match(match_id)
-                    claimed.discard(match_id)
-                value = None
-            elif kind == "record":
-                ledger.record_match(match_id, **kwargs)
-                claimed.discard(match_id)
-                recorded += 1
-                value = time.perf_counter() - t
-            else:
-                raise ValueError(f"unknown request {kind!r}")
+            value = retrying(lambda: carry_out(ledger, kind, match_id, kwargs, claimed))
+            recorded += kind == "record"
             answer = (request_id, "ok", value)
         except LedgerError as e:
             answer = (request_id, "ledger", str(e))

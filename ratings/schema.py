@@ -2,7 +2,9 @@
 
 Every ledger carries its schema version in Alembic's ``alembic_version`` table. A ledger made by
 the first release (0.1.0) has no such table: it is at revision ``0001``. :data:`HEAD` is the
-version this cardarena writes.
+version this cardarena writes. Versions by release (:data:`RELEASES`): ``0001`` is 0.1.0;
+``0002`` (the web and the arena) was only ever written by development builds before 0.2.0;
+``0003`` (the leases of league matches) is 0.2.0.
 
 * A new, empty database is made at :data:`HEAD` directly (the tables of ``models.py`` and the
   version, in one transaction: another process that opens it at the same moment waits for it and
@@ -24,10 +26,10 @@ from sqlalchemy import Column, MetaData, String, Table, inspect, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-HEAD = "0002"
+HEAD = "0003"
 FIRST = "0001"
-#: Which cardarena wrote each schema version (for the messages).
-RELEASES = {"0001": "cardarena 0.1.0", "0002": "cardarena 0.2.0"}
+#: Which cardarena wrote each schema version (for the messages; module docstring).
+RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena 0.2.0", "0003": "cardarena 0.2.0"}
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 _version = Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), primary_key=True))

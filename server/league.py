@@ -18,10 +18,11 @@ Life of a league
        marked absent at once, before the start or during the league (a crash), so that no
        later match waits for it. Never does a dead bot stop the league; every absent bot is
        named, with the reason, in :attr:`LeagueStats.absent`.
-    3. :func:`play_league` claims the scheduled matches one by one (``scheduled → running``,
-       atomically, so several processes can share a league), plays up to ``concurrency`` at
-       once, and records each with its rating update in one transaction. The claims and the
-       records are written by a child process (:mod:`cardarena.ratings.recorder`, for a ledger
+    3. :func:`play_league` claims the league's matches one by one (``Ledger.claim_next``:
+       ``scheduled → running``, atomically, on a lease: see below), plays up to
+       ``concurrency`` at once, and records each with its rating update in one transaction,
+       until no match is left to claim. The claims, lease renewals and records are written by a
+       child process (:mod:`cardarena.ratings.recorder`, for a ledger
        in a file or on a server), so the referee's event loop neither waits for the database
        nor shares its GIL with it; an in-memory ledger is written by a thread instead.
     4. Interrupted: a match being played when the process is stopped cleanly (Ctrl-C, SIGTERM
@@ -35,7 +36,27 @@ Life of a league
        too, and plays what is scheduled, each from its recorded seed. A finished match is never
        played again, and a match cannot be recorded twice (``record_match`` refuses; a second
        process that loses that race skips its copy), so no match is lost, repeated, or counted
-       twice in the ratings.
+       twice in the ratings. ``resume`` is for a league whose workers are all gone: it takes
+       back every running match at once (with ``stale_after``, only the older claims), where a
+       worker waits for the lease of each to run out.
+
+Several workers
+    A league is played by any number of workers, each a process with its own referee and its
+    own copies of the bots, on any machine that reaches the ledger (PostgreSQL): the one
+    :func:`run_league` (which also schedules it) and any number of :func:`work_league`
+    (``cardarena league work ID``), which start at any time. A claim is a lease of ``lease``
+    seconds (:data:`LEASE_SECONDS`, ``--lease``), held in the match's row by the worker
+    (:func:`worker_name`, ``HOST:PID``); while the match plays, a heartbeat renews every lease
+    of the worker each ``lease / 3`` seconds. A worker that stops renewing (killed, its machine
+    gone, its database cut for longer than the lease) loses its matches: once a lease has run
+    out, the match is claimable again and the next worker to claim plays it from its seed. A
+    worker with nothing left to claim waits while other workers hold leased matches (they may
+    run out; it looks every second, or every ``lease / 3`` if that is shorter), and ends once
+    every match is finished or failed. Recording checks the lease is still the worker's: a
+    worker that was taken over logs that its result is dropped and counts it as skipped, so a
+    match counts once, as the worker that took it over records it. The recorder tries a
+    request again while the database cannot be reached (``LedgerUnreachable``, up to two
+    minutes), so a restarting database server costs a pause, not a result.
 
 A match whose play raises (a bug, not a bot's misbehaviour, which the referee turns into faults)
 is recorded as ``failed`` with the reason, and the league goes on; ``league resume --retry-failed``
@@ -55,8 +76,8 @@ import json
 import logging
 import math
 import os
+import socket
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -200,6 +221,10 @@ def settings_time_control(settings: dict, base: TimeControl) -> TimeControl:
 
 Progress = Callable[[int, int, int, int | None], None]
 
+#: Seconds a worker's claim on a match holds (``--lease``); it is renewed every third of it
+#: while the match plays (module docstring, "Several workers").
+LEASE_SECONDS = 30.0
+
 
 @dataclass
 class LeagueStats:
@@ -214,6 +239,7 @@ class LeagueStats:
     ended: float | None = None  # once the last match is recorded (or the league stopped)
     first_failure: str = ""
     absent: dict[str, str] = field(default_factory=dict)  # bot marked absent → why, in words
+    matches: list[int] = field(default_factory=list)  # the ids of the matches this process recorded
 
     @property
     def elapsed(self) -> float:
@@ -237,8 +263,10 @@ Programs = Mapping[str, object]
 
 
 async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progress | None = None,
-                     stats: LeagueStats | None = None, plans=None, programs: Programs | None = None) -> int:
-    """Schedule a league in the ledger, wait for its bots, play it; returns the league id.
+                     stats: LeagueStats | None = None, plans=None, programs: Programs | None = None,
+                     lease: float = LEASE_SECONDS) -> int:
+    """Schedule a league in the ledger, wait for its bots, play it (as one of its workers:
+    others may join with :func:`work_league`); returns the league id.
 
     ``programs``: the bots' programs the caller started, watched so that a program that has
     ended is marked absent at once (module docstring, 2)."""
@@ -260,7 +288,7 @@ async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progr
     await _wait_or_mark_absent(referee, league_id, spec.bots, spec.start_timeout, stats, programs)
     stats.started = time.monotonic()
     await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress, stats,
-                      programs)
+                      programs, lease)
     return league_id
 
 
@@ -329,28 +357,42 @@ async def resume_league(referee: Referee, ledger, league_id: int, concurrency: i
                         start_timeout: float = 30.0, stale_after: float | None = None,
                         retry_failed: bool = False, programs: Programs | None = None) -> int:
     """Go on with an interrupted league (module docstring, 5); returns how many matches it played."""
+    await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
+    return await work_league(referee, ledger, league_id, concurrency, progress, stats, start_timeout, programs)
+
+
+async def work_league(referee: Referee, ledger, league_id: int, concurrency: int | None = None,
+                      progress: Progress | None = None, stats: LeagueStats | None = None,
+                      start_timeout: float = 30.0, programs: Programs | None = None,
+                      lease: float = LEASE_SECONDS, worker: str | None = None) -> int:
+    """Join a league as one more worker (module docstring, "Several workers"): wait for its bots,
+    then claim, play and record its matches until none is left to claim; returns how many it
+    recorded. Unlike :func:`resume_league` it resets nothing: a match another worker holds is
+    left to it, unless its lease runs out."""
     stats = stats if stats is not None else LeagueStats()
     info = await asyncio.to_thread(ledger.league, league_id)
-    await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
     tc = settings_time_control(info.settings, referee.time_control)
     bots = info.settings.get("bots") or []
     await _wait_or_mark_absent(referee, league_id, bots, start_timeout, stats, programs)
     stats.started = time.monotonic()
     j = concurrency or info.settings.get("concurrency") or 4
-    return await play_league(referee, ledger, league_id, info.game, info.options, tc, j, progress, stats, programs)
+    return await play_league(referee, ledger, league_id, info.game, info.options, tc, j, progress, stats, programs,
+                             lease, worker)
 
 
 async def play_league(referee: Referee, ledger, league_id: int, game: str, options: dict,
                       tc: TimeControl, concurrency: int, progress: Progress | None = None,
-                      stats: LeagueStats | None = None, programs: Programs | None = None) -> int:
-    """Play every scheduled match of a league, ``concurrency`` at a time; returns how many.
+                      stats: LeagueStats | None = None, programs: Programs | None = None,
+                      lease: float = LEASE_SECONDS, worker: str | None = None) -> int:
+    """Claim and play the league's matches, ``concurrency`` at a time, until none is left to
+    claim (module docstring, 3 and "Several workers"); returns how many this worker recorded.
 
     The first error that is not a match's own (the ledger cannot record, the recorder is
     gone) stops the league: the other matches are stopped and put back, and it is raised."""
     from cardarena.ratings import LedgerError
 
     stats = stats if stats is not None else LeagueStats()
-    todo = await asyncio.to_thread(ledger.league_matches, league_id, "scheduled")
+    worker = worker or worker_name()
     info = await asyncio.to_thread(ledger.league, league_id)
     total = info.total
     done = info.counts["finished"] + info.counts["failed"]
@@ -359,82 +401,151 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     played = 0
     if progress:
         progress(league_id, done, total, None)
-    # The league's ledger writes (claims, records) go to the recorder process, in order; with an
-    # in-memory ledger, to one thread (SQLite takes one writer at a time anyway, and threads
-    # queueing for its lock and for the GIL cost the referee time).
-    writer = ThreadPoolExecutor(1, thread_name_prefix="cardarena-ledger")
+    # The league's ledger writes (claims, renewals, records) go to the recorder process, in order;
+    # with an in-memory ledger, to one thread (SQLite takes one writer at a time anyway, and
+    # threads queueing for its lock and for the GIL cost the referee time).
+    writes = await Recorder.start(ledger) if Recorder.can_serve(ledger) else _Writer(ledger)
     loop = asyncio.get_running_loop()
-    recorder = await Recorder.start(ledger) if Recorder.can_serve(ledger) else None
+    held: set[int] = set()  # the matches this worker holds a lease on
+    tasks: list[asyncio.Future] = []
+    failure = loop.create_future()  # the first error that stops the league
 
-    def record(m, out, t0: float) -> None:
-        t = time.perf_counter()
-        ledger.record_match(m.id, **record_args(out, t0))
-        stats.record_seconds.append(time.perf_counter() - t)
-
-    async def one(m) -> None:
-        nonlocal done, played
-        # A match is claimed before a slot to play it is free (at most `concurrency` ahead), so
-        # that a claim, queued behind records in the recorder, never holds up the next match.
-        async with ahead:
-            claimed = await (recorder.claim(m.id) if recorder is not None else _claim(ledger, m.id, writer))
-            if not claimed:
-                return  # another process took it
-            try:
-                async with sem:
-                    t0 = time.monotonic()
-                    out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
-            except (asyncio.CancelledError, KeyboardInterrupt):
-                # stopped cleanly: the match goes back to the schedule, to be played again on resume
-                _release(ledger, m.id)
-                raise
-            except Exception as e:
-                reason = f"{type(e).__name__}: {e}"
-                log.exception("league %s match %s failed", league_id, m.id)
-                await loop.run_in_executor(writer, ledger.fail_match, m.id, reason)
-                stats.failed += 1
-                stats.first_failure = stats.first_failure or f"match {m.id}: {reason}"
-                done += 1
-                if progress:
-                    progress(league_id, done, total, m.id)
-                return
-        # recorded outside the slot: the next match starts while this one is written
+    async def guard(coro) -> None:
         try:
-            if recorder is None:
-                await loop.run_in_executor(writer, record, m, out, t0)
-            else:
-                stats.record_seconds.append(await recorder.record(m.id, **record_args(out, t0)))
-        except LedgerError as e:  # recorded meanwhile by another process: counted once, there
+            await coro
+        except Exception as e:
+            if not failure.done():
+                failure.set_exception(e)
+            raise
+
+    async def claim() -> Claimed | None:
+        """The next match to play; with none claimable while other workers hold leased matches
+        (which may run out), it waits for them."""
+        while True:
+            got = await writes.claim_next(league_id, worker, lease)
+            if got is not None:
+                return Claimed(*got)
+            if not await writes.call("others", league_id, worker=worker):
+                return None
+            await asyncio.sleep(min(1.0, lease / 3))
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(lease / 3)
+            ids = sorted(held)
+            if not ids:
+                continue
+            kept = set(await writes.call("renew", 0, worker=worker, match_ids=ids, lease_s=lease))
+            for match_id in ids:
+                if match_id not in kept and match_id in held:
+                    held.discard(match_id)
+                    log.warning("league %s match %s: the lease of worker %s ran out and another worker claimed "
+                                "the match; the result played here will be dropped", league_id, match_id, worker)
+
+    async def one(m: Claimed) -> None:
+        nonlocal done, played
+        try:
+            async with sem:
+                t0 = time.monotonic()
+                out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # stopped cleanly: the match goes back to the schedule, to be played again
+            held.discard(m.id)
+            _release(ledger, m.id, worker)
+            raise
+        except Exception as e:
+            held.discard(m.id)
+            reason = f"{type(e).__name__}: {e}"
+            log.exception("league %s match %s failed", league_id, m.id)
+            try:
+                await writes.call("fail", m.id, reason=reason, worker=worker)
+            except LedgerError as refused:  # taken over meanwhile: the other worker plays it
+                log.warning("league %s match %s: %s", league_id, m.id, refused)
+                return
+            stats.failed += 1
+            stats.first_failure = stats.first_failure or f"match {m.id}: {reason}"
+            done += 1
+            if progress:
+                progress(league_id, done, total, m.id)
+            return
+        finally:
+            ahead.release()
+        # recorded outside the slot: the next match starts while this one is written
+        held.discard(m.id)  # the record itself checks the lease is still ours
+        try:
+            stats.record_seconds.append(await writes.record(m.id, worker=worker, **record_args(out, t0)))
+        except LedgerError as e:  # taken over, or recorded meanwhile by another process: counted once, there
             log.warning("league %s match %s: %s", league_id, m.id, e)
             stats.skipped += 1
             return
         stats.decisions += out.decisions
         stats.played += 1
+        stats.matches.append(m.id)
         done += 1
         played += 1
         if progress:
             progress(league_id, done, total, m.id)
 
-    tasks = [asyncio.ensure_future(one(m)) for m in todo]
+    async def produce() -> None:
+        # A match is claimed before a slot to play it is free (at most `concurrency` ahead), so
+        # that a claim, queued behind records in the recorder, never holds up the next match.
+        while True:
+            await ahead.acquire()
+            try:
+                m = await claim()
+            except BaseException:
+                ahead.release()
+                raise
+            if m is None:
+                ahead.release()
+                return
+            held.add(m.id)
+            tasks.append(asyncio.ensure_future(guard(one(m))))
+
+    async def everything() -> None:
+        await guard(produce())
+        await asyncio.gather(*tasks)
+
+    main = asyncio.ensure_future(everything())
+    beat = asyncio.ensure_future(guard(heartbeat()))
     watcher = asyncio.create_task(_watch_programs(referee, league_id, programs, stats)) if programs else None
     try:
-        await asyncio.gather(*tasks)
+        await asyncio.wait({main, failure}, return_when=asyncio.FIRST_COMPLETED)
+        if failure.done():
+            failure.result()
+        main.result()
     finally:
         # after an error the other matches stop (each is put back); when stopped, the same
-        for t in (*tasks, *([watcher] if watcher else [])):
+        others = [main, beat, *tasks, *([watcher] if watcher else [])]
+        for t in others:
             t.cancel()
-        await asyncio.gather(*tasks, *([watcher] if watcher else []), return_exceptions=True)
-        writer.shutdown(wait=False)
-        if recorder is not None:
-            await recorder.close()
+        await asyncio.gather(*others, return_exceptions=True)
+        if failure.done() and not failure.cancelled():
+            failure.exception()  # raised above, or after the stop: retrieved either way
+        await writes.close()
         stats.ended = time.monotonic()
     return played
 
 
-def _release(ledger, match_id: int) -> None:
+@dataclass(frozen=True)
+class Claimed:
+    """A match a worker claimed: what it needs to play it."""
+    id: int
+    seed: int
+    bots: list[str]
+
+
+def worker_name() -> str:
+    """This process as a worker of a league: ``HOST:PID`` (the ``worker`` of its leases)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _release(ledger, match_id: int, worker: str | None = None) -> None:
     """Put an interrupted match back to ``scheduled``; if the ledger cannot even write that (a
-    full disk), the match stays ``running`` and ``league resume`` replays it all the same."""
+    full disk), the match stays ``running`` and ``league resume`` (or, once its lease has run
+    out, another worker) replays it all the same."""
     try:
-        ledger.release_match(match_id)
+        ledger.release_match(match_id, worker)
     except Exception as e:  # noqa: BLE001 - never hide the interruption behind its clean-up
         log.info("match %s stays running (`league resume` replays it): %s", match_id, e)
 
@@ -453,11 +564,62 @@ class RecorderError(Exception):
     """The recorder process failed or stopped: the league cannot record its matches."""
 
 
-class Recorder:
+class _Writes:
+    """The league's ledger writes, as the recorder's requests (:mod:`cardarena.ratings.recorder`):
+    through the recorder process (:class:`Recorder`) or one thread (:class:`_Writer`)."""
+
+    async def call(self, kind: str, match_id: int, **kwargs):
+        raise NotImplementedError
+
+    async def claim_next(self, league_id: int, worker: str, lease: float):
+        """``Ledger.claim_next``: (match id, seed, bots) or None. Stopped while waiting, it
+        waits for the claim's answer and releases the match again if the claim went through,
+        so an interrupted league never leaves a match ``running`` that nobody plays (until its
+        lease ran out)."""
+        call = asyncio.ensure_future(self.call("claim_next", league_id, worker=worker, lease_s=lease))
+        try:
+            return await asyncio.shield(call)
+        except asyncio.CancelledError:
+            try:
+                got = await call
+                if got is not None:
+                    await self.call("release", got[0], worker=worker)
+            except Exception as e:  # noqa: BLE001 - the stop goes on; the lease runs out by itself
+                log.info("a claim of league %s may stay running until its lease runs out: %s", league_id, e)
+            raise
+
+    async def record(self, match_id: int, **kwargs) -> float:
+        """Record a match; returns the seconds it took. Raises ``LedgerError`` as
+        ``Ledger.record_match`` would."""
+        return await self.call("record", match_id, **kwargs)
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+
+class _Writer(_Writes):
+    """The writes of a league on an in-memory ledger (no other process can open it): one
+    thread carries out the recorder's requests with the recorder's own code."""
+
+    def __init__(self, ledger):
+        self.ledger = ledger
+        self.claimed: set[int] = set()
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="cardarena-ledger")
+
+    async def call(self, kind: str, match_id: int, **kwargs):
+        from cardarena.ratings.recorder import carry_out
+        return await asyncio.get_running_loop().run_in_executor(self.pool, carry_out, self.ledger, kind, match_id,
+                                                                kwargs, self.claimed)
+
+    async def close(self) -> None:
+        self.pool.shutdown(wait=False)
+
+
+class Recorder(_Writes):
     """The league's side of the recorder process (:mod:`cardarena.ratings.recorder`).
 
-    ``record`` sends a played match and waits for its answer without blocking the event loop:
-    the pipe is written and read by the loop itself, no thread. If the process dies, every
+    ``record`` (and every other request) sends a played match and waits for its answer without
+    blocking the event loop: the pipe is written and read by the loop itself, no thread. If the process dies, every
     waiting and later record raises :class:`RecorderError`, which ends the league with that
     message; matches not recorded stay ``running`` for ``league resume``.
     """
@@ -514,7 +676,7 @@ class Recorder:
         if not self.proc.stdin.is_closing():
             self.proc.stdin.write(encode((request_id, kind, match_id, kwargs)))
 
-    async def _call(self, kind: str, match_id: int, **kwargs):
+    async def call(self, kind: str, match_id: int, **kwargs):
         from cardarena.ratings import LedgerError, LedgerStorageError
 
         if self._failure:
@@ -532,25 +694,10 @@ class Recorder:
             return value
         if status == "ledger":
             raise LedgerError(value)
-        storage = f"{LedgerStorageError.__name__}: "  # the recorder's "TypeName: message" form
-        if value.startswith(storage):  # the database failed (a full disk): said as the ledger says it
-            raise LedgerStorageError(value[len(storage):])
+        name, _, message = value.partition(": ")  # the recorder's "TypeName: message" form
+        if name in ("LedgerStorageError", "LedgerUnreachable"):  # the database failed (a full disk, a
+            raise LedgerStorageError(message)                    # server unreachable for too long)
         raise RecorderError(f"{kind} of match {match_id}: {value}")
-
-    async def claim(self, match_id: int) -> bool:
-        """``Ledger.claim_match`` in the recorder. Stopped while waiting, it asks the recorder
-        to release the match again if its claim went through (the requests are carried out in
-        order), so an interrupted league never leaves a match ``running`` that nobody plays."""
-        try:
-            return await self._call("claim", match_id)
-        except asyncio.CancelledError:
-            self._send(0, "release", match_id, {})  # answered with id 0: nobody waits for it
-            raise
-
-    async def record(self, match_id: int, **kwargs) -> float:
-        """Record a match; returns the seconds the recorder took. Raises ``LedgerError`` as
-        ``Ledger.record_match`` would, ``RecorderError`` if the recorder is gone."""
-        return await self._call("record", match_id, **kwargs)
 
     async def close(self, timeout: float = 60.0) -> None:
         """Let the recorder finish what it was sent, then end it."""
@@ -561,34 +708,6 @@ class Recorder:
         except (TimeoutError, asyncio.TimeoutError):
             self.proc.kill()
             self._reader.cancel()
-
-
-async def _claim(ledger, match_id: int, executor: ThreadPoolExecutor | None = None) -> bool:
-    """``Ledger.claim_match`` in a worker thread, safe against being stopped half-way: if the
-    caller is cancelled, a claim the thread makes (before or after) is released again, so an
-    interrupted league never leaves a match ``running`` that nobody plays."""
-    lock = threading.Lock()
-    state = {"cancelled": False, "claimed": False}
-
-    def work() -> bool:
-        claimed = ledger.claim_match(match_id)
-        with lock:
-            if state["cancelled"]:
-                if claimed:
-                    ledger.release_match(match_id)
-                return False
-            state["claimed"] = claimed
-        return claimed
-
-    try:
-        return await asyncio.get_running_loop().run_in_executor(executor, work)
-    except asyncio.CancelledError:
-        with lock:
-            state["cancelled"] = True
-            claimed = state["claimed"]
-        if claimed:
-            ledger.release_match(match_id)
-        raise
 
 
 # ----------------------------------------------------------------------------- audits
