@@ -32,7 +32,9 @@ Leases (several workers, one league)
     database's clock on PostgreSQL (``now()``, one clock for the workers of every machine) and
     this machine's on SQLite (one file, one machine). A match claimed without a lease (the
     arena, ``play``) is never taken over; ``others_playing`` counts the leased matches other
-    workers hold, which a worker with nothing left to claim waits for (they may run out).
+    workers hold, which a worker with nothing left to claim waits for (they may run out), and
+    ``release_unplayed`` puts back what a worker holds without playing it (a claim whose answer
+    was lost with the connection).
 
 Recording a match
     ``record_match`` is one transaction: the seats' scores, places, faults and forfeits, the
@@ -832,6 +834,18 @@ class Ledger:
             if worker is not None:
                 q = q.where(Match.worker != worker)
             return session.execute(q).scalar() or 0
+
+    def release_unplayed(self, league_id: int, worker: str, playing: Iterable[int] = ()) -> int:
+        """Put back to ``scheduled`` the league's matches ``worker`` holds but is not ``playing``:
+        a claim whose commit went through while its answer was lost (the database cut off
+        mid-way), which the worker then claimed again as another match. Returns how many."""
+        stmt = update(Match).where(Match.league_id == league_id, Match.status == RUNNING, Match.worker == worker)
+        playing = sorted(set(playing))
+        if playing:
+            stmt = stmt.where(Match.id.not_in(playing))
+        with self._write() as session:
+            return session.execute(stmt.values(status=SCHEDULED, claimed_at=None, worker=None,
+                                               lease_until=None)).rowcount
 
     def fail_match(self, match_id: int, reason: str, worker: str | None = None) -> None:
         """Status ``failed`` (no result, no rating change), for a scheduled or running match;

@@ -16,8 +16,8 @@ for anything marshal cannot carry) and the payload.
   ``"release"`` (:meth:`Ledger.release_match`, only for a match this recorder claimed and has
   not recorded: what a league stopped between a claim and its answer sends), ``"record"``
   (:meth:`Ledger.record_match`), ``"renew"`` (:meth:`Ledger.renew_leases`, match id 0; the
-  answer is the ids still held) and ``"others"`` (:meth:`Ledger.others_playing`, the league's
-  id); the keyword arguments carry the ``worker`` and ``lease_s`` of a league's leases;
+  answer is the ids still held), ``"others"`` (:meth:`Ledger.others_playing`, the league's
+  id) and ``"unplayed"`` (:meth:`Ledger.release_unplayed`, the league's id); the keyword arguments carry the ``worker`` and ``lease_s`` of a league's leases;
 * answer:  ``(request_id, "ok", value)`` (the claim's result; a record's seconds),
   ``(request_id, "ledger", message)`` for a :class:`LedgerError` (a match recorded meanwhile by
   another process, say), or ``(request_id, "error", message)``.
@@ -113,6 +113,8 @@ def carry_out(ledger, kind: str, match_id: int, kwargs: dict, claimed: set[int])
         return ledger.renew_leases(**kwargs)
     if kind == "others":
         return ledger.others_playing(match_id, **kwargs)
+    if kind == "unplayed":
+        return ledger.release_unplayed(match_id, **kwargs)
     raise ValueError(f"unknown request {kind!r}")
 
 

@@ -774,6 +774,9 @@ GraceOpt = Annotated[float, typer.Option("--grace", help="Seconds a bot may be a
 StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", help="Seconds to wait for every bot to connect; "
                                                                      "a bot still missing then is absent (its seats forfeit).")]
 LogDirOpt = Annotated[Path, typer.Option("--log-dir", help="Where the output of started bots goes.")]
+LeaseOpt = Annotated[float, typer.Option(
+    "--lease", help="Seconds a worker's claim on a match holds; renewed every third of it while the match plays. "
+                    "A match whose lease ran out (its worker killed or cut off) is claimed and replayed by another worker.")]
 MaxReconnectsOpt = Annotated[Optional[int], typer.Option(
     "--max-reconnects", show_default=False,
     help="New streams a bot may open during one match while a decision of it waits (after losing one); "
@@ -945,6 +948,7 @@ def league_run(
     web_address: Annotated[Optional[str], typer.Option(
         "--web-address", help="Also serve the web pages on HOST:PORT while the league plays, to watch its "
                               "matches live (port 0: a free one).")] = None,
+    lease: LeaseOpt = 30.0,
 ):
     """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
 
@@ -952,7 +956,9 @@ def league_run(
     first match, so an interrupted league (Ctrl-C, a killed process, a restart) goes on with
     `cardarena league resume ID`. A bot whose program exits before connecting, does not connect
     within --start-timeout, or dies during the league is absent: its seats forfeit and the
-    league plays on; the summary names it and its log.
+    league plays on; the summary names it and its log. This process is the league's first
+    worker: `cardarena league work ID` joins it from other processes or machines (a shared
+    PostgreSQL --db); each match is claimed on a lease (--lease) that its worker renews.
     """
     from .league import LeagueError, LeagueSpec, check_spec, league_plans
     check_game(game)
@@ -960,6 +966,7 @@ def league_run(
     options = parse_options(option or [])
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     check_seconds(start_timeout, "--start-timeout")
+    check_seconds(lease, "--lease", above_zero=True)
     names = [n for n, _ in bots]
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
                       move_seconds=move_time, options=options, start_timeout=start_timeout,
@@ -996,7 +1003,7 @@ def league_run(
     async def play(referee, ledger_, progress, stats, programs):
         from .league import run_league
         return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans,
-                                programs=programs)
+                                programs=programs, lease=lease)
 
     state: dict = {}
     serve_after = _SERVE_AFTER.get()
@@ -1033,12 +1040,51 @@ def league_resume(
     started in), unless --bot gives a new command; the time control (--move-time, --time-bank,
     --max-faults, --grace, --max-reconnects) is the league's own. No match is lost, played
     twice, or counted twice in the ratings. Absent bots forfeit as in `league run`.
+
+    Resume is for a league nobody plays any more: it takes back every running match at once
+    (with --stale-after, those claimed longer ago) and replays it. To add a worker to a league
+    that is being played, use `cardarena league work ID`, which leaves the running matches to
+    their workers and replays only those whose lease ran out.
     """
-    from cardarena.ratings import LedgerError
     check_seconds(start_timeout, "--start-timeout")
     if stale_after is not None:
         check_seconds(stale_after, "--stale-after")
     ledger = open_ledger(db)
+    info, bots = _league_bots(ledger, league_id, bot, concurrency)
+    settings, c = info.settings, info.counts
+    redo = c["running"] + (c["failed"] if retry_failed else 0)
+    if c["scheduled"] == 0 and redo == 0:
+        out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
+                  "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
+                  markup=False)
+        return
+    _register_bots(ledger, bots)
+    from .league import settings_time_control
+    from .referee import TimeControl
+    tc = settings_time_control(settings, TimeControl())
+    total = info.total
+    done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
+    league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
+    err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
+              f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
+              + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
+
+    async def play(referee, ledger_, progress, stats, programs):
+        from .league import resume_league
+        return await resume_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
+                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed,
+                                   programs=programs)
+
+    state: dict = {"league": league_id}
+    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
+    _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int | None):
+    """For `league resume` and `league work`: the league, and its bots as (name, command): the
+    command the league recorded (run from its folder) unless --bot gives another."""
+    from cardarena.ratings import LedgerError
     try:
         info = ledger.league(league_id)
     except LedgerError as e:
@@ -1066,33 +1112,62 @@ def league_resume(
         else:
             raise CliError(f"league {league_id} does not record how to start bot {name!r}: give --bot {name}=COMMAND "
                            f"(or --bot {name} for a registered bot that connects itself)")
+    return info, bots
+
+
+@league_app.command("work")
+def league_work(
+    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches this worker plays at once (default: as the league was run).")] = None,
+    lease: LeaseOpt = 30.0,
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
+    db: DbOpt = "cardarena.db",
+):
+    """Join a league as one more worker, from another process or machine: claim, play and record its matches.
+
+    The worker hosts its own referee and starts its own copies of the league's bots (the
+    commands the league recorded, run from the folder it was run from, unless --bot gives
+    another), claims scheduled matches, and matches whose worker stopped renewing its lease
+    (killed, cut off: each is replayed from its seed), and exits once no match is left to claim
+    (0), saying what it played. Matches other workers are playing are theirs: unlike `league
+    resume`, nothing is taken back before its lease runs out. Every worker needs the same
+    ledger: a PostgreSQL URL for workers on several machines.
+    """
+    from .league import settings_time_control, worker_name
+    from .referee import TimeControl
+    check_seconds(lease, "--lease", above_zero=True)
+    check_seconds(start_timeout, "--start-timeout")
+    ledger = open_ledger(db)
+    info, bots = _league_bots(ledger, league_id, bot, concurrency)
     c = info.counts
-    redo = c["running"] + (c["failed"] if retry_failed else 0)
-    if c["scheduled"] == 0 and redo == 0:
+    if info.done:
         out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
-                  "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
-                  markup=False)
+                  "nothing to claim", markup=False)
         return
     _register_bots(ledger, bots)
-    from .league import settings_time_control
-    from .referee import TimeControl
-    tc = settings_time_control(settings, TimeControl())
-    total = info.total
-    done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
-    league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    tc = settings_time_control(info.settings, TimeControl())
+    league_log = log_dir / time.strftime(f"league-{league_id}-work-%Y%m%d-%H%M%S")
     make_log_dir(bots, league_log)
-    err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
-              f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
-              + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
+    worker = worker_name()
+    err.print(f"league {league_id}: {info.game}, {c['finished']}/{info.total} matches recorded, {c['scheduled']} "
+              f"scheduled, {c['running']} being played; joining as worker {worker}; bot logs in {league_log}",
+              markup=False)
 
     async def play(referee, ledger_, progress, stats, programs):
-        from .league import resume_league
-        return await resume_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
-                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed,
-                                   programs=programs)
+        from .league import work_league
+        return await work_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
+                                 start_timeout=start_timeout, programs=programs, lease=lease, worker=worker)
 
     state: dict = {"league": league_id}
-    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
+    done = c["finished"] + c["failed"]
+    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, info.total, done, play, state, info.game)
+    played = ", ".join(str(m) for m in sorted(stats.matches)) or "none"
+    line = f"worker {worker} played {stats.played} matches of league {league_id} (match ids: {played})"
+    if stats.skipped:
+        line += f"; {stats.skipped} dropped (taken over by another worker, or recorded already)"
+    out.print(line, markup=False)
     _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
 
 

@@ -425,6 +425,9 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
             got = await writes.claim_next(league_id, worker, lease)
             if got is not None:
                 return Claimed(*got)
+            # a claim of ours that is not being played (its answer was lost with the database)
+            if await writes.call("unplayed", league_id, worker=worker, playing=sorted(held)):
+                continue
             if not await writes.call("others", league_id, worker=worker):
                 return None
             await asyncio.sleep(min(1.0, lease / 3))

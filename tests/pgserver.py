@@ -1,6 +1,9 @@
 """A throwaway PostgreSQL server for the tests: Debian's ``postgresql`` binaries (``initdb``,
 ``pg_ctl``), one cluster per test run in a temporary folder, listening on 127.0.0.1 on a free
 port only, with a fresh, empty ledger database per test (a schema of its own: :meth:`Cluster.new_database`).
+A test may :meth:`Cluster.stop` the server and :meth:`Cluster.start` it again on the same port with
+its data (a database that goes away for a while); the folder is removed by :meth:`Cluster.close`,
+or at the latest when the test run ends.
 
 Without the binaries (or psycopg, the ``postgres`` extra) the PostgreSQL variants of the tests
 skip with one line saying what to install; under CI (``CI`` set) they fail instead, so CI always
@@ -16,6 +19,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import weakref
 from pathlib import Path
 
 INSTALL = "apt-get install postgresql; pip install 'cardarena[postgres]'"
@@ -63,15 +67,21 @@ class Cluster:
             self._user = "postgres"
             os.chmod(self.root, 0o755)
             shutil.chown(self.root, "postgres")
+        self._removed = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        self.bindir = bindir
         self._run([str(bindir / "initdb"), "-D", str(self.data), "-U", "cardarena", "--auth=trust",
                    "--encoding=UTF8", "--locale=C", "-N"])
-        self._run([str(bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
+        self.start()
+        self._names = itertools.count(1)
+        self._shared = False
+
+    def start(self) -> None:
+        """Start the server (again, after :meth:`stop`: same port, same databases); returns
+        once it accepts connections."""
+        self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
                    "-t", "60", "-o", f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
                                      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                                      "-c max_connections=200", "start"])
-        self.bindir = bindir
-        self._names = itertools.count(1)
-        self._shared = False
 
     def _run(self, argv: list[str]) -> None:
         if self._user:
@@ -101,7 +111,14 @@ class Cluster:
         return f"postgresql+psycopg://cardarena@127.0.0.1:{self.port}/cardarena_tests?options=-csearch_path%3D{name}"
 
     def stop(self) -> None:
+        """Stop the server at once (``-m immediate``: every connection is cut, as a crash or a
+        restart cuts them), keeping its data for :meth:`start`."""
+        self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
+
+    def close(self) -> None:
+        """Stop the server if it runs and remove its folder."""
         try:
-            self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
+            if (self.data / "postmaster.pid").exists():
+                self.stop()
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            self._removed()
