@@ -48,19 +48,21 @@ def kill_marked(marker: str) -> None:
         time.sleep(0.05)
 
 
+_ENGINES: dict = {}
+
+
 def statuses(db: str) -> dict[str, int]:
-    """Matches by status, read without writing anything (the CLI may be creating the tables)."""
+    """Matches by status, read without writing anything (the CLI may be creating the tables);
+    quickly, so that the moment to kill is not missed (one engine per database, kept)."""
     query = "SELECT status, count(*) FROM match GROUP BY status"
     if "://" in db:
         from sqlalchemy import create_engine, exc, text
-        engine = create_engine(db)
+        engine = _ENGINES.get(db) or _ENGINES.setdefault(db, create_engine(db))
         try:
             with engine.connect() as c:
                 return dict(c.execute(text(query)).all())
         except exc.DBAPIError:
             return {}
-        finally:
-            engine.dispose()
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
             return dict(c.execute(query).fetchall())
@@ -91,7 +93,7 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path, where):
         while time.monotonic() < deadline:
             assert proc.poll() is None, "the league ended before it could be killed"
             counts = statuses(db)
-            if counts.get("finished", 0) >= 4 and counts.get("running", 0) == 2:  # both -j slots busy
+            if counts.get("finished", 0) >= 4 and counts.get("running", 0) >= 1:  # a match mid-play
                 break
             time.sleep(0.01)
         else:
@@ -103,6 +105,8 @@ def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path, where):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         kill_marked(marker)  # the bots live in their own sessions; without a referee they would retry for 30 s
+        for engine in _ENGINES.values():
+            engine.dispose()
 
     led = Ledger(db)
     (league,) = led.leagues()
