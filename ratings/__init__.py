@@ -10,7 +10,7 @@ and how several processes share one database), :mod:`~cardarena.ratings.rating` 
 :mod:`~cardarena.ratings.models` the tables, :mod:`~cardarena.ratings.report` the output formats,
 :mod:`~cardarena.ratings.standings` the standings inside one league.
 """
-from .ledger import Ledger, LedgerError, LedgerStorageError, LedgerVersionError, hash_token
+from .ledger import Ledger, LedgerError, LedgerStorageError, LedgerUnreachable, LedgerVersionError, hash_token
 from .models import (
     FAILED, FINISHED, RUNNING, SCHEDULED, STATUSES, BotInfo, LeagueInfo, MatchDetail, MatchInfo, MatchPlan,
     RatingChange, RatingRow, SeatResults,
@@ -20,7 +20,7 @@ from .report import FORMATS, format_ratings, rich_table
 from .standings import LeagueStandings, standings
 
 __all__ = [
-    "Ledger", "LedgerError", "LedgerStorageError", "LedgerVersionError", "hash_token", "BotInfo", "LeagueInfo", "MatchDetail", "MatchInfo", "MatchPlan",
+    "Ledger", "LedgerError", "LedgerStorageError", "LedgerUnreachable", "LedgerVersionError", "hash_token", "BotInfo", "LeagueInfo", "MatchDetail", "MatchInfo", "MatchPlan",
     "RatingChange", "RatingRow", "SCHEDULED", "RUNNING", "FINISHED", "FAILED", "STATUSES", "update",
     "FORMATS", "format_ratings", "rich_table", "SeatResults", "LeagueStandings", "standings",
 ]

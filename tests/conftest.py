@@ -40,7 +40,7 @@ def pg_cluster():
         pytest.skip(why)
     cluster = pgserver.Cluster()
     yield cluster
-    cluster.stop()
+    cluster.close()
 
 
 @pytest.fixture
