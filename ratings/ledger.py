@@ -493,13 +493,28 @@ class Ledger:
             bot.benched_until, bot.bench_reason = until, reason
             session.add(bot)
 
-    def fail_running_matches(self, kind: str, reason: str) -> int:
-        """Every running (or scheduled) match of ``kind`` marked failed; how many. For the ladder
-        matches a killed server left behind (they are never played again from their seeds)."""
+    def fail_running_matches(self, kind: str, reason: str, alive: Callable[[str], bool] | None = None) -> int:
+        """The running (or scheduled) matches of ``kind`` that a gone process left behind, marked
+        failed; how many. For ladder matches (never played again from their seeds). Without
+        ``alive``, every one. With it (several servers on one ledger), only those claimed
+        without a worker, whose lease has run out, or whose worker ``alive(worker)`` says is gone."""
         with self._write() as session:
-            return session.execute(update(Match.__table__).where(_match.kind == kind,
-                                                                 _match.status.in_((SCHEDULED, RUNNING)))
-                                   .values(status=FAILED, fail_reason=reason, finished_at=utcnow())).rowcount
+            q = select(_match.id, _match.status, _match.created_at, _match.worker, _match.lease_until,
+                       _match.lease_until < self._now()).where(_match.kind == kind,
+                                                                _match.status.in_((SCHEDULED, RUNNING)))
+            settled = utcnow() - timedelta(seconds=60)  # a ladder match is claimed right after it is made
+
+            def gone(status, created, worker, until, expired) -> bool:
+                if alive is None:
+                    return True
+                if status == SCHEDULED:
+                    return _aware(created) < settled
+                return worker is None or until is None or bool(expired) or not alive(worker)
+            ids = [row[0] for row in session.execute(q) if gone(*row[1:])]
+            if not ids:
+                return 0
+            return session.execute(update(Match.__table__).where(_match.id.in_(ids), _match.status.in_(
+                (SCHEDULED, RUNNING))).values(status=FAILED, fail_reason=reason, finished_at=utcnow())).rowcount
 
     def recent_conduct(self, kind: str, window: int) -> dict[str, list[tuple[int, int, bool, Any]]]:
         """Per bot, its last ``window`` finished matches of ``kind``, oldest first: (decisions

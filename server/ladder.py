@@ -49,13 +49,20 @@ finish and be recorded; the rest are cancelled and marked failed ("unplayed: the
 stopped"), never half-recorded. A restarted server starts from the ledger as it is (ratings,
 bench times, pauses); ladder matches a killed server left running are marked failed the same
 way on start.
+
+Several servers on one ledger (PostgreSQL): each runs the ladders among the bots connected to
+it. A ladder match is claimed on a lease (``LEASE``, renewed every third of it) in the name of
+this server (``host:pid``); a starting server fails only the ladder matches of a server that is
+gone: one of its own machine whose process is dead, or any whose lease ran out.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import secrets
+import socket
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -68,6 +75,7 @@ from .games import get as get_game
 log = logging.getLogger("cardarena.ladder")
 
 FLOOR = 0.1
+LEASE = 30.0  # seconds a ladder match's claim lasts unless its server renews it (every third)
 RECENT_MEETINGS = 20
 REMATCH_WAIT = 0.5
 UNPLAYED = "unplayed: the server stopped"
@@ -183,8 +191,12 @@ class Arena:
     def __init__(self, referee, ledger, ladders: Sequence[LadderSpec], *, max_per_bot: int = 2,
                  rule: QuarantineRule = QuarantineRule(), time_control=None, drain_seconds: float = 30.0,
                  tick: float = 0.1, rng: random.Random | None = None,
-                 on_change: Callable[[], None] | None = None):
+                 on_change: Callable[[], None] | None = None, lease_seconds: float = LEASE):
         self.referee, self.ledger = referee, ledger
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"  # this server, on its claims (leases)
+        self.lease_seconds = lease_seconds
+        self.playing_ids: set[int] = set()     # ladder matches of this server being played
+        self._leases_at = 0.0
         self.ladders = list(ladders)
         self.max_per_bot = max_per_bot
         self.rule = rule
@@ -214,14 +226,47 @@ class Arena:
     # ----- state from the ledger ------------------------------------------------------------
     def _load(self) -> None:
         """Pauses, bench times and recent conduct from the ledger; matches a killed server left."""
-        cleaned = self.ledger.fail_running_matches(LADDER, UNPLAYED)
-        if cleaned:
-            log.info("%d ladder matches left running by an earlier server marked failed (%s)", cleaned, UNPLAYED)
+        self._clean()
         self._refresh()
         came_back = {s.name: s.benched_until for s in self.ledger.bot_states() if s.benched_until is not None}
         for bot, rows in self.ledger.recent_conduct(LADDER, self.rule.window).items():
             since = came_back.get(bot)  # its window starts when its last bench ends (or will end)
             self.recent[bot].extend((d, f, fo) for d, f, fo, at in rows if since is None or at >= since)
+
+    def _clean(self) -> None:
+        """Ladder matches left running by a server that is gone, marked failed (UNPLAYED): those of
+        a server of this machine whose process is dead (at once), and any whose lease ran out
+        (a server elsewhere that stopped renewing); never those another live server plays."""
+        cleaned = self.ledger.fail_running_matches(LADDER, UNPLAYED, alive=self._alive)
+        if cleaned:
+            log.info("%d ladder matches left running by a server that is gone marked failed (%s)", cleaned, UNPLAYED)
+
+    def _alive(self, worker: str) -> bool:
+        """Whether the server that claimed a match may still play it (its lease decides for
+        servers of other machines)."""
+        host, _, pid = worker.rpartition(":")
+        if host != socket.gethostname() or not pid.isdigit():
+            return True
+        if int(pid) == os.getpid():
+            return True
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def _leases(self) -> None:
+        """Renew the leases of this server's running ladder matches, and clean up after gone
+        servers (in a thread, every third of the lease)."""
+        ids = list(self.playing_ids)
+        if ids:
+            kept = set(self.ledger.renew_leases(self.worker, ids, self.lease_seconds))
+            for lost in set(ids) - kept:
+                if lost in self.playing_ids:  # not finished meanwhile
+                    log.warning("ladder match %s is no longer this server's (its lease ran out)", lost)
+        self._clean()
 
     def _refresh(self) -> None:
         """The bots' states and the ladders' ratings, from the ledger (in a thread, once a second)."""
@@ -262,6 +307,12 @@ class Arena:
     async def _run(self) -> None:
         while not self._stopping:
             now = time.monotonic()
+            if now >= self._leases_at:
+                self._leases_at = now + self.lease_seconds / 3
+                try:
+                    await asyncio.to_thread(self._leases)
+                except Exception:  # noqa: BLE001 - a busy or unreachable ledger: next time
+                    log.exception("renewing the ladder matches' leases")
             if now >= self._refresh_at:  # `bot pause/resume` by another process, bench ends
                 self._refresh_at = now + 1.0
                 try:
@@ -334,15 +385,17 @@ class Arena:
 
     async def _play(self, spec: LadderSpec, bots: list[str]) -> None:
         from .league import record_args
-        match_id = None
+        match_id = claimed = None
         try:
             seed = self.rng.getrandbits(63)
             match_id = await asyncio.to_thread(self.ledger.create_match, spec.game, seed, {}, bots, kind=LADDER)
-            await asyncio.to_thread(self.ledger.claim_match, match_id)
+            await asyncio.to_thread(self.ledger.claim_match, match_id, self.worker, self.lease_seconds)
+            claimed = match_id
+            self.playing_ids.add(claimed)
             t0 = time.monotonic()
             out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control)
             recording = asyncio.ensure_future(asyncio.to_thread(self.ledger.record_match, match_id,
-                                                                **record_args(out, t0)))
+                                                                worker=self.worker, **record_args(out, t0)))
             match_id = None  # from here it is recorded whole, even if the server stops meanwhile
             try:
                 await asyncio.shield(recording)
@@ -361,6 +414,7 @@ class Arena:
             if match_id is not None:
                 await asyncio.to_thread(self._unplayed, match_id, "failed: see the server's log")
         finally:
+            self.playing_ids.discard(claimed)
             now = time.monotonic()
             for b in bots:
                 self.running[b] -= 1
@@ -372,7 +426,7 @@ class Arena:
 
     def _unplayed(self, match_id: int, why: str = UNPLAYED) -> None:
         try:
-            self.ledger.fail_match(match_id, why)
+            self.ledger.fail_match(match_id, why, worker=self.worker)
         except Exception:  # noqa: BLE001
             log.exception("marking ladder match %s failed", match_id)
         self.stats.unplayed += 1

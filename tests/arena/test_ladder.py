@@ -294,7 +294,7 @@ class StubLedger:
     def recent_conduct(self, kind, window):
         return {"crasher": self.conduct}
 
-    def fail_running_matches(self, kind, reason):
+    def fail_running_matches(self, kind, reason, alive=None):
         return 0
 
     def ratings(self, game):

@@ -81,3 +81,22 @@ def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_ma
     assert [c[:3] for c in conduct["a"]] == [(7 + 2, 2, False), (7 + 3, 3, False), (7 + 4, 4, True)]
     assert [c[:3] for c in conduct["b"]] == [(9, 0, False)] * 3
     assert all(c[3].tzinfo is not None for c in conduct["a"])
+
+
+def test_only_the_ladder_matches_of_a_gone_server_are_failed(tmp_path):
+    """Several servers on one ledger: a match another live server plays on a lease is left alone;
+    one whose worker is gone, whose lease ran out, or claimed without a lease, is failed."""
+    led = Ledger(str(tmp_path / "l.db"))
+    for b in ("a", "b"):
+        led.add_bot(b)
+    ids = {}
+    for name, worker, lease in (("live", "here:1", 60), ("dead", "here:2", 60), ("expired", "far:3", 0.01),
+                                ("no lease", None, None)):
+        ids[name] = led.create_match(GAME, len(ids) + 1, {}, ["a", "b"], kind="ladder")
+        led.claim_match(ids[name], worker, lease)
+    import time
+    time.sleep(0.05)
+    assert led.fail_running_matches("ladder", "unplayed: the server stopped", alive=lambda w: w != "here:2") == 3
+    status = {m.id: m.status for m in led.matches(limit=None)}
+    assert status[ids["live"]] == "running"
+    assert all(status[ids[n]] == "failed" for n in ("dead", "expired", "no lease"))
