@@ -366,13 +366,7 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
         check_game(g)
     if max_matches < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
-    if token_file is not None:
-        try:
-            token = token_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as e:
-            raise CliError(f"cannot read the token file {str(token_file)!r}: {getattr(e, 'strerror', None) or e}") from None
-    else:
-        token = os.environ.get("CARDARENA_TOKEN", "")
+    token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")
     try:
@@ -587,16 +581,21 @@ def _web_socket(address: str | None, required: bool, hint: str = "--web-address"
                        + (" or --no-web)" if hint == "--web-address" else ")")) from None
 
 
+def _token_file(path: Path, what: str) -> str:
+    """A token kept in a file (its text, stripped), or one line saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"cannot read the {what} file {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+
+
 def read_admin_token(given: str | None, path: Path | None) -> str:
     """The admin token of ``serve``: from ``--admin-token-file``, else ``--admin-token`` (with a
     warning: a command line is visible to every user), else CARDARENA_ADMIN_TOKEN; '' if none."""
     if given and path:
         raise typer.BadParameter("give --admin-token-file or --admin-token, not both", param_hint="--admin-token")
     if path is not None:
-        try:
-            token = path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as e:
-            raise CliError(f"cannot read the admin token file {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+        token = _token_file(path, "admin token")
         if not token:
             raise CliError(f"the admin token file {str(path)!r} is empty")
         return token
