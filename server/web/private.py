@@ -42,7 +42,8 @@ def install(app, token: str) -> None:
 def _safe_next(target: str) -> str:
     """A path on this site to go back to (never another site: ``//evil`` or a URL)."""
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+    if (parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//")
+            or "\\" in target or any(ord(c) < 32 for c in target)):  # "/\\evil" is "//evil" to a browser
         return "/"
     return target
 

@@ -116,8 +116,9 @@ def test_web_private_needs_the_admin_token_everywhere(served, league):
         browser.get("/logout")
         assert browser.get("/").status_code == 401
     # never a way off the site after signing in
-    away = httpx.post(url + "login", data={"token": TOKEN, "next": "//elsewhere.example/"})
-    assert away.headers["location"] == "/"
+    for elsewhere in ("//elsewhere.example/", "/\\elsewhere.example/", "https://elsewhere.example/"):
+        away = httpx.post(url + "login", data={"token": TOKEN, "next": elsewhere})
+        assert away.headers["location"] == "/", elsewhere
 
 
 def test_no_web_serves_only_grpc(league, tmp_path):
