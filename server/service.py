@@ -2,8 +2,8 @@
 
 ``start_server`` hosts, on one port: ``Referee`` (the bots' stream), ``Admin`` (the organizer's
 calls, guarded by the admin token), the standard ``grpc.health.v1.Health`` service and server
-reflection. Errors of the ledger and of the league become status codes in one place
-(:func:`_admin_call`).
+reflection (v1 and v1alpha, :mod:`.reflection`). Errors of the ledger and of the league become
+status codes in one place (:func:`_admin_call`).
 """
 from __future__ import annotations
 
@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from cardarena.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 
-from . import wire
+from . import reflection, wire
 from .referee import VERSION, Link, Referee
 
 log = logging.getLogger("cardarena.service")
@@ -324,7 +323,7 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
-    reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+    reflection.enable_server_reflection(names, server)  # v1 and v1alpha
     if tls is not None:
         creds = grpc.ssl_server_credentials([(tls[1], tls[0])])  # (key, cert)
         port = server.add_secure_port(address, creds)
