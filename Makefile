@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup proto proto-publish test demo bench clean
+.PHONY: setup proto proto-publish test test-sqlite test-postgres demo bench clean
 
 $(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,8 +22,22 @@ proto-publish: setup
 	$(BIN)/pip install -q buf-bin
 	$(BIN)/buf build proto --exclude-source-info -o proto/published.json
 
-test: setup
-	$(BIN)/python -m pytest -q
+# `make test` runs both passes: every test on SQLite ledgers, then again on PostgreSQL the tests
+# that make a ledger. tests/conftest.py marks them: `ledger` (a test whose fixtures make a ledger:
+# ledger_url, db, new_ledger) and `postgres` (a test that asks for the PostgreSQL cluster itself,
+# run in the second pass only); the game engines, the proto and conduct without a ledger run once.
+# Without PostgreSQL here the second pass is skipped with one line saying what to install (under
+# CI, CI set, it fails instead).
+test: test-sqlite test-postgres
+
+test-sqlite: setup
+	$(BIN)/python -m pytest -q -m "not postgres"
+
+test-postgres: setup
+	@why="$$($(BIN)/python tests/pgserver.py)"; \
+	if [ -z "$$why" ]; then CARDARENA_TEST_LEDGER=postgresql $(BIN)/python -m pytest -q -m "ledger or postgres"; \
+	elif [ -n "$$CI" ]; then echo "CI must run the PostgreSQL tests: $$why" >&2; exit 1; \
+	else echo "skipped the PostgreSQL pass: $$why"; fi
 
 demo: setup
 	$(BIN)/cardarena demo

@@ -1,38 +1,49 @@
-"""Fixtures shared by the CLI tests: a ledger file in a temporary folder, and the CLI in-process."""
+"""Fixtures shared by the tests: a ledger of the test's own (SQLite, or PostgreSQL under the switch),
+the CLI in-process, and a throwaway PostgreSQL server.
+
+The switch: ``CARDARENA_TEST_LEDGER=postgresql`` (default ``sqlite``) makes every ledger the tests
+make a fresh database on the throwaway cluster (tests/pgserver.py) instead of a SQLite file; a test
+asks for one with ``ledger_url()`` (or ``new_ledger(folder)`` in a session fixture, or ``db`` for the
+CLI) and says nothing about the backend. ``make test-postgres`` runs, under the switch, the tests
+marked ``ledger`` (every test whose fixtures make a ledger, marked here from their use of
+``new_ledger``) and ``postgres`` (those that ask for the cluster itself: ``pg_cluster``,
+``postgres_url``); ``make test-sqlite`` runs all but the ``postgres`` ones.
+"""
 from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
 
 import pytest
 
 from cardarena.server.cli import main
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pgserver  # noqa: E402
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    """A ledger path, also in CARDARENA_DB, with the temporary folder as the working directory."""
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("CARDARENA_DB", str(path))
-    monkeypatch.chdir(tmp_path)
-    return path
+BACKEND = os.environ.get("CARDARENA_TEST_LEDGER", "sqlite")
+if BACKEND not in ("sqlite", "postgresql"):
+    raise pytest.UsageError(f"CARDARENA_TEST_LEDGER must be sqlite or postgresql, not {BACKEND!r}")
 
 
-@pytest.fixture
-def cli(capsys):
-    """``cli(*argv) -> (exit code, stdout, stderr)``: the `cardarena` command as a user runs it."""
-    def run(*argv):
-        code = main(list(argv))
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return run
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ledger: the test makes a ledger (runs again under CARDARENA_TEST_LEDGER=postgresql)")
+    config.addinivalue_line("markers", "postgres: the test asks for the PostgreSQL cluster itself")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "new_ledger" in used:
+            item.add_marker("ledger")
+        if used & {"pg_cluster", "postgres_url"}:
+            item.add_marker("postgres")
 
 
 @pytest.fixture(scope="session")
 def pg_cluster():
     """A throwaway PostgreSQL server for the run (tests/pgserver.py); skips (fails under CI) without one."""
-    import os
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import pgserver
     why = pgserver.missing()
     if why:
         if os.environ.get("CI"):
@@ -47,3 +58,47 @@ def pg_cluster():
 def postgres_url(pg_cluster) -> str:
     """The URL of a new, empty PostgreSQL database on :func:`pg_cluster`."""
     return pg_cluster.new_database()
+
+
+@pytest.fixture(scope="session")
+def new_ledger(request):
+    """``new_ledger(folder, name="ledger") -> URL``: a new, empty ledger: ``folder/name.db``, or
+    under ``CARDARENA_TEST_LEDGER=postgresql`` a new database on :func:`pg_cluster`."""
+    cluster = request.getfixturevalue("pg_cluster") if BACKEND == "postgresql" else None
+
+    def make(folder: Path, name: str = "ledger") -> str:
+        return cluster.new_database() if cluster else str(Path(folder) / f"{name}.db")
+    return make
+
+
+@pytest.fixture
+def ledger_url(new_ledger, tmp_path):
+    """``ledger_url(name="ledger") -> URL``: a ledger of this test (:func:`new_ledger` in its
+    temporary folder); the same name gives the same ledger, another name another one."""
+    made: dict[str, str] = {}
+
+    def url(name: str = "ledger") -> str:
+        if name not in made:
+            made[name] = new_ledger(tmp_path, name)
+        return made[name]
+    return url
+
+
+@pytest.fixture
+def db(ledger_url, tmp_path, monkeypatch) -> str:
+    """A ledger's URL (:func:`ledger_url`), also in CARDARENA_DB, with the temporary folder as the
+    working directory."""
+    where = ledger_url("cli")
+    monkeypatch.setenv("CARDARENA_DB", where)
+    monkeypatch.chdir(tmp_path)
+    return where
+
+
+@pytest.fixture
+def cli(capsys):
+    """``cli(*argv) -> (exit code, stdout, stderr)``: the `cardarena` command as a user runs it."""
+    def run(*argv):
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run

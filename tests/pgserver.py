@@ -7,7 +7,7 @@ or at the latest when the test run ends.
 
 Without the binaries (or psycopg, the ``postgres`` extra) the PostgreSQL variants of the tests
 skip with one line saying what to install; under CI (``CI`` set) they fail instead, so CI always
-runs them. As root (CI machines, containers) the cluster runs as the ``postgres`` user that
+runs them (``python tests/pgserver.py`` prints that line, or nothing: the Makefile's check). As root (CI machines, containers) the cluster runs as the ``postgres`` user that
 Debian's package makes, since PostgreSQL refuses to run as root.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import weakref
 from pathlib import Path
@@ -122,3 +123,7 @@ class Cluster:
                 self.stop()
         finally:
             self._removed()
+
+
+if __name__ == "__main__":  # `python tests/pgserver.py` prints why the PostgreSQL tests cannot run here, if so
+    print(missing() or "", end="")
