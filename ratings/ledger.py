@@ -114,15 +114,15 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine, select
 
 from . import rating as rules
-from . import schema
+from . import schema, summary
 from .models import (
     AD_HOC, FAILED, FINISHED, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
-    BotInfo, BotState, League, LeagueInfo, Match,
+    BotInfo, BotState, BotSummary, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
     Seat, SeatResults, utcnow,
 )
 
-TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory)]
+TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory, BotSummary)]
 _match, _seat, _bot, _rating = Match.__table__.c, Seat.__table__.c, Bot.__table__.c, Rating.__table__.c
 
 # The statements of record_match, built once (it is the ledger's hot path).
@@ -160,6 +160,11 @@ _BOT_BY_NAME = select(_bot.id, _bot.name, _bot.created_at, _bot.owner).where(_bo
 _LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _match.league_id, _match.round,
            _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
            _match.fail_reason, _match.kind)
+_STATES = select(_bot.name, _bot.owner, _bot.paused, _bot.benched_until, _bot.bench_reason).order_by(_bot.name)
+_SUMMARIES = (select(*BotSummary.__table__.c).where(BotSummary.__table__.c.bot_id == bindparam("bot_id"))
+              .order_by(BotSummary.__table__.c.game))
+_DURATIONS = (select(_match.duration_s).join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
+              .where(_seat.bot_id == bindparam("bot_id"), _match.status == FINISHED))
 _HISTORY_INSERT = insert(RatingHistory.__table__)
 _LOG_INSERT = insert(MatchLog.__table__)
 
@@ -471,11 +476,11 @@ class Ledger:
 
     # ----- the arena's standing of the bots (server/ladder.py)
 
-    def bot_states(self) -> list[BotState]:
-        """Every bot's owner, pause and bench (one query)."""
+    def bot_states(self, names: Iterable[str] | None = None) -> list[BotState]:
+        """Every bot's owner, pause and bench, or only those of ``names`` (one query)."""
+        q = _STATES if names is None else _STATES.where(_bot.name.in_(bindparam("names", expanding=True)))
         with self._read() as session:
-            rows = session.connection().execute(select(_bot.name, _bot.owner, _bot.paused, _bot.benched_until,
-                                                       _bot.bench_reason).order_by(_bot.name)).all()
+            rows = session.connection().execute(q, {"names": list(names or ())}).all()
         return [BotState(n, o, bool(p), _aware(u), r) for n, o, p, u, r in rows]
 
     def set_paused(self, name: str, paused: bool) -> BotState:
@@ -568,6 +573,18 @@ class Ledger:
             out.append((g, seat, n, forfeited, details.get("faults") if n else None, duration,
                         hist if isinstance(hist, dict) else None))
         return out
+
+    def bot_summaries(self, name: str) -> tuple[dict[str, dict], list[float]]:
+        """A bot's summary per game (``bot_summary``'s rows by game, :mod:`.summary`: derived from
+        its finished seats, kept by ``record_match``) and the durations (s) of its finished
+        matches, one per seat, for the bot's web page: two indexed queries, whatever the number
+        of its matches; its matches' details are never read."""
+        with self._read() as session:
+            conn = session.connection()
+            bot_id = self._bot_id(session, name)
+            rows = conn.execute(_SUMMARIES, {"bot_id": bot_id}).all()
+            durations = [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
+        return {r.game: dict(r._mapping) for r in rows}, durations
 
     def version(self) -> tuple:
         """A cheap fingerprint of what the ratings are derived from: (the last recorded match's
@@ -937,6 +954,9 @@ class Ledger:
             # The ratings: lock the rows of the match's bots, update them, log their history.
             bot_ids = [bot_id for bot_id, _ in seated]
             changes = self._rate(session, game, match_id, bot_ids, places)
+            # The bots' summaries, under the same lock of the game (ratings/summary.py).
+            summary.record(session.connection(), game, [(b, r["s"], r["place"], r["faults"], r["forfeited"])
+                                                        for b, r in zip(bot_ids, results)], details)
 
             # The log last: its seq is taken once the rating rows are held (the replay order).
             session.execute(_LOG_INSERT, {"match_id": match_id, "events": events_blob, "steps": steps_blob})
@@ -1207,7 +1227,8 @@ class Ledger:
 
         Returns the number of matches replayed. The numbers are exactly those stored by
         ``record_match`` (``check`` verifies it without writing). ``progress(done, total)``
-        follows the replay (the writes that follow it are one bulk insert).
+        follows the replay (the writes that follow it are one bulk insert). The bots' summaries
+        (of the game, or all) are rebuilt from the facts too (:func:`.summary.rebuild`).
         """
         with self._write() as session:
             state, history, replayed = self._replay(session, game, progress)
@@ -1226,6 +1247,7 @@ class Ledger:
                     {"match_id": match_id, "seat": seat, "bot_id": b, "game": g, "rated": rated,
                      "mu_before": mb, "sigma_before": sb, "mu": mu, "sigma": sigma}
                     for (match_id, seat), (b, g, rated, mb, sb, mu, sigma) in sorted(history.items())])
+            summary.rebuild(session.connection(), game)
             return replayed
 
     def check(self, progress: Progress | None = None) -> list[str]:
@@ -1290,6 +1312,15 @@ class Ledger:
                            {k[0] for k in stored_history.keys() & history.keys() if stored_history[k] != history[k]})
             for match_id in wrong:
                 problems.append(f"rating history of match {match_id} differs from its recomputation")
+
+            # The bots' summaries are what the finished seats add up to (ratings/summary.py).
+            conn = session.connection()
+            want_sums = summary.from_facts(conn)
+            have_sums = {(r.bot_id, r.game): dict(r._mapping) for r in conn.execute(select(*BotSummary.__table__.c))}
+            for key in sorted(have_sums.keys() | want_sums.keys(), key=lambda k: (k[1], names.get(k[0], ""))):
+                if have_sums.get(key) != want_sums.get(key):
+                    problems.append(f"summary of {names.get(key[0], key[0])} in {key[1]} differs from its "
+                                    "finished seats (`ratings recompute` rebuilds it)")
         return problems
 
 

@@ -2,7 +2,9 @@
 
 Facts are appended and never rewritten once a match is finished: bots, leagues, matches, their
 seats and their event logs. Ratings are derived from the facts (:mod:`cardarena.ratings.rating`)
-and can be rebuilt from them at any time (``Ledger.recompute``).
+and can be rebuilt from them at any time (``Ledger.recompute``); so are the bots' summaries
+(``bot_summary``, :mod:`cardarena.ratings.summary`), which ``record_match`` keeps up to date and
+``recompute`` rebuilds.
 
 ==================  ===========================================================================
 table               one row per
@@ -19,6 +21,8 @@ table               one row per
                     ``seq`` is the order in which matches were recorded (the rating order)
 ``rating``          bot and game: TrueSkill μ and σ, and running counts (matches, wins, places)
 ``rating_history``  seat of a finished match: the bot's μ, σ before and after it
+``bot_summary``     bot and game: its finished seats, wins, places, faults (by kind), forfeits
+                    and merged decision-latency histogram, summed (:mod:`.summary`)
 ==================  ===========================================================================
 
 The schema has a version and migrations (:mod:`cardarena.ratings.schema`, Alembic): a change
@@ -145,6 +149,23 @@ class RatingHistory(SQLModel, table=True):
     sigma_before: float
     mu: float
     sigma: float
+
+
+class BotSummary(SQLModel, table=True):
+    """Derived from the finished seats, never a fact (:mod:`cardarena.ratings.summary`): kept by
+    ``record_match``, rebuilt by ``recompute``, compared with the facts by ``check``."""
+    __tablename__ = "bot_summary"
+
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    game: str = Field(primary_key=True)
+    seats: int = 0          # finished seats (a self-play match counts each seat)
+    wins: int = 0           # seats placed first
+    place_sum: int = 0      # sum of their places
+    faults: int = 0         # sum of their faults
+    forfeits: int = 0       # seats forfeited
+    fault_kinds: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # kind → count
+    latency: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # bin → count, merged
+    latency_seats: int = 0  # seats with a latency histogram
 
 
 #: The indexes added for the web's reads (module docstring); ``Ledger`` creates any one missing.

@@ -4,7 +4,8 @@ Every ledger carries its schema version in Alembic's ``alembic_version`` table. 
 the first release (0.1.0) has no such table: it is at revision ``0001``. :data:`HEAD` is the
 version this cardarena writes. Versions by release (:data:`RELEASES`): ``0001`` is 0.1.0;
 ``0002`` (the web and the arena) was only ever written by development builds before 0.2.0;
-``0003`` (the leases of league matches) is 0.2.0.
+``0003`` (the leases of league matches) is 0.2.0; ``0004`` (the bots' summaries, derived from
+the facts and filled by its migration) is written by development builds since.
 
 * A new, empty database is made at :data:`HEAD` directly (the tables of ``models.py`` and the
   version, in one transaction: another process that opens it at the same moment waits for it and
@@ -26,10 +27,11 @@ from sqlalchemy import Column, MetaData, String, Table, inspect, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-HEAD = "0003"
+HEAD = "0004"
 FIRST = "0001"
 #: Which cardarena wrote each schema version (for the messages; module docstring).
-RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena 0.2.0", "0003": "cardarena 0.2.0"}
+RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena 0.2.0", "0003": "cardarena 0.2.0",
+            "0004": "a development build after cardarena 0.2.0"}
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 _version = Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), primary_key=True))

@@ -220,19 +220,12 @@ def history_json(line) -> list[dict]:
     return [{"mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma} for mu, sigma in line]
 
 
-def latency_json(histograms: list) -> dict:
-    """Seats' decision-latency histograms (None: not recorded) merged, as the API says them
-    (module docstring, Latency)."""
-    total, odd = Counter(), []
-    for h in histograms:
-        try:
-            total.update(h or {})  # summed as stored (string bins): one pass, no conversion
-        except TypeError:  # a count that is no number: latency.merge skips what it cannot read
-            odd.append(h)
-    counts = latencies.merge([total, *odd])
-    kept = sum(h is not None for h in histograms)
+def latency_json(counts: Mapping, matches: int, not_recorded: int) -> dict:
+    """A merged decision-latency histogram (``{bin: count}``) of ``matches`` seats, as the API
+    says it (module docstring, Latency)."""
+    counts = latencies.merge([counts])
     return {"decisions": sum(counts.values()), "p50": latencies.quantile(counts, 0.5),
-            "p99": latencies.quantile(counts, 0.99), "matches": kept, "not_recorded": len(histograms) - kept}
+            "p99": latencies.quantile(counts, 0.99), "matches": matches, "not_recorded": not_recorded}
 
 
 def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | None:
@@ -254,7 +247,7 @@ def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | Non
 def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None) -> dict[str, dict]:
     """Each bot's state (module docstring): ``live`` (:func:`live_states`) with the ledger's pause
     and bench over it, so a ``bot pause`` by another process shows at once (one query)."""
-    kept = {s.name: s for s in ledger.bot_states()}
+    kept = {s.name: s for s in ledger.bot_states(names)}
     now = datetime.now(timezone.utc)
     out = {}
     for n in names:
@@ -296,30 +289,26 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dic
     try:
         info = ledger.bot(name)
         recent = ledger.matches(bot=name, limit=RECENT)
-        seats = ledger.bot_seats(name)
+        summaries, durations = ledger.bot_summaries(name)
     except LedgerError as e:
         raise not_found(e) from None
     ratings = tables(ledger).by_bot.get(name, [])
     history = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
-    faults = forfeits = 0
-    durations = []
-    histograms: dict[str, list] = defaultdict(list)  # by game: its seats' histograms (None: not recorded)
-    for game, seat, n, forfeited, fault_log, duration, histogram in seats:
-        faults += n or 0
-        forfeits += bool(forfeited)
-        by_kind.update(f["kind"] for f in fault_log or () if f["seat"] == seat and f["kind"] != "forfeit")
-        if duration is not None:
-            durations.append(duration)
-        histograms[game].append(histogram)
-    by_game = {game: latency_json(hists) for game, hists in sorted(histograms.items())}
-    overall = latency_json([h for hists in histograms.values() for h in hists])
+    for s in summaries.values():
+        by_kind.update(s["fault_kinds"])
+
+    def latency_of(rows) -> dict:
+        return latency_json(latencies.merge(s["latency"] for s in rows), sum(s["latency_seats"] for s in rows),
+                            sum(s["seats"] - s["latency_seats"] for s in rows))
     return {
         "bot": info.to_json(), **states(ledger, [name], live)[name],
         "ratings": [{**r.to_json(), "history": history_json(history[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
-        "faults": faults, "faults_by_kind": dict(sorted(by_kind.items())), "forfeits": forfeits,
-        "latency": {"overall": overall, "by_game": by_game},
+        "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
+        "forfeits": sum(s["forfeits"] for s in summaries.values()),
+        "latency": {"overall": latency_of(summaries.values()),
+                    "by_game": {g: latency_of([s]) for g, s in sorted(summaries.items())}},
         "match_seconds": {"matches": len(durations), "p50": percentile(durations, 50),
                           "p99": percentile(durations, 99)},
     }
