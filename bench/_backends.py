@@ -167,7 +167,7 @@ def size_mb(ledger) -> float:
 def side_by_side(title: str, backends: list[Backend], columns: list[dict[str, tuple]]) -> None:
     """Print the figures: ``columns[i]`` is backend i's, label → (value, unit) (a unit of
     :data:`FORMATS`; a text value is printed as it is). With two or more backends, the ratio of
-    each to the first follows (``PostgreSQL / SQLite``), for the figures that have one."""
+    each to the first follows (``PostgreSQL / SQLite``), for the times, speeds and sizes."""
     labels = list(dict.fromkeys(label for col in columns for label in col))
     head = [b.name for b in backends]
     ratios = [f"{b.name} / {backends[0].name}" for b in backends[1:]]
@@ -181,7 +181,7 @@ def side_by_side(title: str, backends: list[Backend], columns: list[dict[str, tu
     def ratio(col: dict, label: str) -> str:
         first = columns[0].get(label)
         if label not in col or first is None or isinstance(first[0], str) or isinstance(col[label][0], str) \
-                or not first[0] or first[1] == "load":
+                or not first[0] or first[1] in ("", "load"):
             return ""
         return f"{col[label][0] / first[0]:.2f}×"
 

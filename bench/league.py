@@ -1,34 +1,41 @@
-"""League benchmark: a Sixth Card league of 4 random bot processes over real gRPC, and the rating
-table of a 100,000-match ledger.
+"""League benchmark, SQLite and PostgreSQL side by side: a league's matches/s with 1, 2 and 3
+workers on this machine, the real CLI in its own processes.
 
-    .venv/bin/python bench/league.py                          # 1,000 matches, then a 100,000-match ledger
-    .venv/bin/python bench/league.py --matches 200 --ledger-matches 0      # a shorter league only
+    .venv/bin/python bench/league.py               # SQLite and a throwaway PostgreSQL; 300 matches, 1, 2, 3 workers
+    .venv/bin/python bench/league.py --quick       # 30 matches, 1 and 2 workers: about a minute
+    .venv/bin/python bench/league.py --db postgresql://bench@db.example.org/bench --matches 1000 --workers 1,3
 
-1. The league: what ``cardarena league run --matches N`` does, without the terminal: a referee
-   on a free local port, four ``examples/python/random_bot.py`` processes (each with its own
-   session token), a balanced schedule of N four-seat matches written to a SQLite ledger in a
-   temporary folder, played ``-j`` at a time. Printed: matches per second, decisions per
-   second, and the time of each ``record_match`` (the match, its seats, its event log and its
-   TrueSkill update in one transaction) in the league's recorder process (ratings/recorder.py),
-   and the recorder's CPU; then the same matches recorded again one by one into a fresh ledger
-   with nothing else running, the ledger's own cost.
-2. The rating table: a ledger of ``--ledger-matches`` finished matches among 40 bots, its facts
-   written in bulk with bench/ledger.py's generator (``places_of``) and rated with
-   ``Ledger.recompute`` (what ``cardarena ratings recompute`` does); then ``cardarena ratings``
-   timed as a user runs it, a new process (interpreter start, imports, query, printing), and
-   in-process (``main(["ratings", ...])``, the query and the printing only).
+``--db`` names the ledgers (bench/_backends.py: ``sqlite``, ``postgresql`` for a throwaway
+server of tests/pgserver.py, a file, a URL of your server). For each, and each number of
+workers W of ``--workers``, on a fresh, empty ledger:
 
-Figures are printed, never asserted (tests do not time anything).
+    cardarena league run --game sixth-card --seats 4 --matches N -j J --db LEDGER \\
+        --bot random-1="python examples/python/random_bot.py" … --bot random-4=…
+    cardarena league work ID -j J --db LEDGER          # W − 1 of these, started once `league run`
+                                                       # says "league ID is in the ledger"
+
+each a subprocess (from the repository's folder, every worker with its own referee, recorder
+process and four random bot processes over gRPC, as on other machines), until every one has
+exited. Printed per row: the matches finished; the wall time, from starting ``league run`` to
+the last worker's exit (interpreters, bots, the summaries included); the play time, from the
+first match claimed to the last one recorded (the ledger's ``claimed_at`` and
+``finished_at``); matches/s over the play time, and that speed over one worker's; how the
+matches fell to the workers, and each worker's median time to record a match (its own
+``this run:`` line); and ``ledger check`` problems afterwards (none expected). The figures
+are printed side by side, one column a backend, with the ratio of each to the first, and the
+load average when each was measured (on a machine shared with others, more workers may only
+share the same two cores). Printed, never asserted.
+
+On SQLite several workers on one file are allowed (one machine only), and serialised: every
+claim, lease renewal and record is a ``BEGIN IMMEDIATE`` transaction, one writer at a time,
+the others queueing on the 30 s busy timeout (ratings/ledger.py). On PostgreSQL claims are
+``SELECT … FOR UPDATE SKIP LOCKED`` (no worker waits for another), and the records of one game
+take turns under the game's advisory lock. The time of ``record_match`` itself, alone, is
+bench/ledger.py's.
 """
 from __future__ import annotations
 
-import argparse
-import asyncio
-import contextlib
-import io
-import os
-import resource
-import random
+import re
 import statistics
 import subprocess
 import sys
@@ -36,163 +43,113 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+from sqlalchemy import func, select
 
-from ledger import GAME, write_finished  # noqa: E402  (bench/ledger.py: the big ledger's generator)
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _backends import CLI, ROOT, backends, column, load, parser, side_by_side  # noqa: E402
 
 from cardarena.ratings import Ledger  # noqa: E402
+from cardarena.ratings.models import FINISHED, Match  # noqa: E402
+
+GAME = "sixth-card"
+BOTS = [f"--bot=random-{i}=python examples/python/random_bot.py" for i in range(1, 5)]
+IN_LEDGER = re.compile(r"league (\d+) is in the ledger")
+RATE = "{}: matches/s (over the play)"
+THIS_RUN = re.compile(r"recording a match: median ([\d.]+) ms")  # of a worker's "this run:" line
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
+def _started(run: subprocess.Popen, stderr: Path, timeout: float = 120.0) -> int:
+    """The league id, once ``league run`` says it is in the ledger."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = IN_LEDGER.search(stderr.read_text())
+        if found:
+            return int(found.group(1))
+        if run.poll() is not None:
+            raise SystemExit(f"league run exited with {run.returncode}: {stderr.read_text()[-2000:]}")
+        time.sleep(0.05)
+    raise SystemExit(f"league run did not make its league within {timeout:.0f} s: {stderr.read_text()[-2000:]}")
 
 
-# --------------------------------------------------------------------------------- 1. the league
+def league(where: str, workers: int, matches: int, concurrency: int, folder: Path, alone: float | None) -> dict:
+    """One league of ``matches`` on a fresh ledger, played by ``workers`` worker processes
+    (``alone``: the matches/s of one worker, for the speed-up)."""
+    folder.mkdir(parents=True)
+    logs, procs = [], []
 
+    def start(name: str, *args: str) -> subprocess.Popen:
+        err = folder / f"{name}.err"
+        logs.append(err)
+        with open(folder / f"{name}.out", "w") as out, open(err, "w") as errors:
+            procs.append(subprocess.Popen([*CLI, "league", *args, "-j", str(concurrency), "--db", where,
+                                           "--log-dir", str(folder / name)], cwd=ROOT, stdout=out, stderr=errors))
+        return procs[-1]
 
-async def _league(folder: Path, matches: int, concurrency: int) -> None:
-    from cardarena.server import procs
-    from cardarena.server.league import LeagueSpec, LeagueStats, run_league
-    from cardarena.server.referee import Referee, TimeControl
-    from cardarena.server.service import start_server
-
-    led = Ledger(str(folder / "league.db"))
-    names = [f"random-{i}" for i in range(1, 5)]
-    for n in names:
-        led.add_bot(n)
-    referee = Referee(time_control=TimeControl(move_seconds=5.0))
-    hosted = await start_server(referee)
-    bots = [procs.start_bot(n, f"python {ROOT / 'examples' / 'python' / 'random_bot.py'}", hosted.address,
-                            referee.mint_session_token(n), folder / "logs") for n in names]
+    t0 = time.perf_counter()
     try:
-        missing = await referee.wait_for_bots(names, 30)
-        if missing:
-            raise SystemExit(f"bots not connected: {missing}; see {folder / 'logs'}")
-        spec = LeagueSpec(game=GAME, bots=names, seats=4, seed=1, concurrency=concurrency, move_seconds=5.0,
-                          matches=matches)
-        stats = LeagueStats()
-        shown = [0.0]
-
-        def progress(league_id, done, total, match_id):
-            now = time.monotonic()
-            if now - shown[0] > 5 or done == total:
-                shown[0] = now
-                print(f"  … {done}/{total} matches, {stats.elapsed:.0f} s", flush=True)
-
-        league_id = await run_league(referee, led, spec, progress=progress, stats=stats)
-        wall = stats.elapsed
-        # the recorder is the only child that has ended so far (the bots are still running)
-        recorder = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run = start(f"w{workers}-run", "run", "--game", GAME, "--seats", "4", "--matches", str(matches), *BOTS)
+        league_id = _started(run, logs[0])
+        for k in range(2, workers + 1):
+            start(f"w{workers}-work{k}", "work", str(league_id))
+        codes = [p.wait() for p in procs]
+        wall = time.perf_counter() - t0
     finally:
-        for b in bots:
-            b.stop()
-        await hosted.server.stop(grace=0.5)
-    rec = sorted(stats.record_seconds)
-    print(f"league {league_id}: {stats.played} Sixth Card matches of 4 seats, 4 random bot processes over gRPC, "
-          f"-j {concurrency}, in {wall:.1f} s")
-    print(f"  {stats.played / wall:.2f} matches/s, {stats.decisions / wall:.0f} decisions/s "
-          f"({stats.decisions / max(stats.played, 1):.0f} decisions per match)")
-    print(f"  record_match per match, in the recorder process: median {ms(statistics.median(rec))}, "
-          f"mean {ms(statistics.mean(rec))}, p95 {ms(rec[int(len(rec) * 0.95)])}; the recorder busy "
-          f"{100 * sum(rec) / wall:.1f} % of the league's wall time")
-    print(f"  the recorder's CPU, start-up included: {recorder.ru_utime + recorder.ru_stime:.1f} s")
-    problems = led.check()
-    print(f"  ledger check: {len(problems)} problems")
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                p.wait()
+    for code, err in zip(codes, logs):
+        if code:
+            raise SystemExit(f"{err.stem} exited with {code}: {err.read_text()[-2000:]}")
 
-    # the same matches recorded again one by one into a fresh ledger, with nothing else running:
-    # the ledger's own cost, without the referee and the bots competing for the CPU
-    alone = Ledger(str(folder / "again.db"))
-    for n in names:
-        alone.add_bot(n)
-    details = [led.match(m.id) for m in led.league_matches(league_id)]
-    from cardarena.ratings import MatchPlan
-    again = alone.create_league(GAME, {}, {}, [MatchPlan(0, i, d.seed, d.bots) for i, d in enumerate(details)])
-    wall, cpu = [], []
-    for m, d in zip(alone.league_matches(again), details):
-        alone.claim_match(m.id)
-        t, c = time.perf_counter(), time.thread_time()
-        alone.record_match(m.id, scores=d.scores, places=d.places, faults=d.faults, forfeited=d.forfeited,
-                           steps=d.steps, events=d.events, result_details=d.result_details, duration_s=1.0)
-        wall.append(time.perf_counter() - t)
-        cpu.append(time.thread_time() - c)
-    wall.sort()
-    print(f"  record_match of the same {len(details)} matches again, alone (mean {statistics.mean(len(d.events) for d in details):.0f} "
-          f"events, {statistics.mean(len(d.steps) for d in details):.0f} steps): wall median {ms(statistics.median(wall))}, "
-          f"p95 {ms(wall[int(len(wall) * 0.95)])}; CPU median {ms(statistics.median(cpu))}")
-    alone.close()
+    led = Ledger(where)
+    with led.engine.connect() as c:
+        finished = (Match.league_id == league_id) & (Match.status == FINISHED)
+        played, first, last = c.execute(select(func.count(), func.min(Match.claimed_at), func.max(Match.finished_at))
+                                        .where(finished)).one()
+        by_pid = {int(w.rsplit(":", 1)[1]): n  # a worker is HOST:PID
+                  for w, n in c.execute(select(Match.worker, func.count()).where(finished).group_by(Match.worker))}
+    shares = [by_pid.get(p.pid, 0) for p in procs]  # a worker may find nothing left
+    problems = len(led.check())
     led.close()
-
-
-# --------------------------------------------------------------------------------- 2. the table
-
-
-def _big_ledger(path: Path, matches: int, bots: int) -> None:
-    """bench/ledger.py's big ledger: finished matches written in bulk, then rated by recompute."""
-    rng = random.Random(2)
-    led = Ledger(str(path))
-    ids = [led.add_bot(f"bot{i:03d}")[0].id for i in range(bots)]
-    t = time.perf_counter()
-    write_finished(led, ids, matches, rng)
-    print(f"ledger of {matches} finished matches (3-5 seats, {bots} bots) written in bulk: {time.perf_counter() - t:.1f} s")
-    t = time.perf_counter()
-    last = [0.0]
-
-    def progress(done, total):
-        if time.monotonic() - last[0] > 10:
-            last[0] = time.monotonic()
-            print(f"  … recompute {done}/{total}", flush=True)
-
-    replayed = led.recompute(progress=progress)
-    print(f"recompute (what `cardarena ratings recompute` does): {replayed} matches in {time.perf_counter() - t:.1f} s")
-    led.close()
-
-
-def _table(path: Path, runs: int) -> None:
-    from cardarena.server.cli import main
-
-    env = {**os.environ, "CARDARENA_DB": str(path)}
-    cmd = [sys.executable, "-m", "cardarena.server.cli", "ratings", "--game", GAME]
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        times.append(time.perf_counter() - t)
-        if r.returncode:
-            raise SystemExit(r.stderr)
-    rows = r.stdout.count("\n") - 2
-    print(f"`cardarena ratings` on it, a new process each time ({rows} rows): median {ms(statistics.median(times))}, "
-          f"worst {ms(max(times))}")
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import cardarena.server.cli"], check=True)
-    print(f"  of which starting Python and importing the CLI: {ms(time.perf_counter() - t)}")
-    inproc = []
-    for _ in range(runs):
-        buf = io.StringIO()
-        t = time.perf_counter()
-        with contextlib.redirect_stdout(buf):
-            code = main(["ratings", "--game", GAME, "--db", str(path)])
-        inproc.append(time.perf_counter() - t)
-        assert code == 0
-    print(f"  in-process main(['ratings', …]) (query and printing): median {ms(statistics.median(inproc))}")
+    play = (last - first).total_seconds()
+    runs = [THIS_RUN.search(err.read_text()) for err in logs]
+    name = f"{workers} worker{'s' if workers > 1 else ''}"
+    fig = {f"{name}: matches finished": (played, ""),
+           f"{name}: wall, from `league run` to the last exit": (wall, "s"),
+           f"{name}: play, from the first claim to the last record": (play, "s"),
+           RATE.format(name): (played / play, "/s")}
+    if alone:
+        fig[f"{name}: speed over 1 worker's"] = (f"{played / play / alone:.2f}×", "")
+    return fig | {
+            f"{name}: matches per worker (`league run` first)": (" + ".join(map(str, shares)), ""),
+            f"{name}: recording a match, p50 per worker (the same order)":
+                (" / ".join(r.group(1) if r else "none" for r in runs) + " ms", ""),
+            f"{name}: ledger check problems": (problems, "")}
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--matches", type=int, default=1000, help="matches of the league (0: skip it)")
-    p.add_argument("-j", "--concurrency", type=int, default=4, help="matches played at once")
-    p.add_argument("--ledger-matches", type=int, default=100_000, help="matches of the big ledger (0: skip it)")
-    p.add_argument("--bots", type=int, default=40, help="bots of the big ledger")
-    p.add_argument("--runs", type=int, default=5, help="times `cardarena ratings` is run")
+    p = parser(__doc__)
+    p.add_argument("--matches", type=int, help="matches of each league (default 300; --quick 30)")
+    p.add_argument("--workers", help="numbers of workers, a comma list (default 1,2,3; --quick 1,2)")
+    p.add_argument("-j", "--concurrency", type=int, default=4, help="matches each worker plays at once")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        if args.matches:
-            asyncio.run(_league(Path(folder), args.matches, args.concurrency))
-        if args.ledger_matches:
-            path = Path(folder) / "big.db"
-            _big_ledger(path, args.ledger_matches, args.bots)
-            _table(path, args.runs)
+    matches = args.matches or (30 if args.quick else 300)
+    counts = [int(w) for w in (args.workers or ("1,2" if args.quick else "1,2,3")).split(",")]
+    print(f"{load()} at the start", flush=True)
+    with backends(args) as found, tempfile.TemporaryDirectory() as folder:
+        columns = []
+        for b in found:
+            fig = column()
+            for w in counts:
+                print(f"{b.name}: {matches} matches, {w} worker{'s' if w > 1 else ''} …", flush=True)
+                alone = fig.get(RATE.format("1 worker"), (None,))[0] if w > 1 else None
+                fig |= league(b.new(), w, matches, args.concurrency, Path(folder) / f"{b.name}-{w}", alone)
+            columns.append(fig)
+        side_by_side(f"a Sixth Card league of {matches} matches, 4 seats, -j {args.concurrency} a worker, "
+                     f"4 random bots a worker", found, columns)
+    print(f"{load()} at the end")
 
 
 if __name__ == "__main__":
