@@ -75,7 +75,7 @@ def test_a_bot_command_that_cannot_run_is_one_line_before_anything_starts(cli, d
                                                            "--bot", f"b={RANDOM}"]
     code, _, err = cli(*argv, "--bot", f"c={command}")
     one_line(code, err, 2, *words)
-    assert not db.exists() or Ledger(str(db)).leagues() == [], "nothing is scheduled"
+    assert not os.path.exists(db) or Ledger(db).leagues() == [], "nothing is scheduled (the file may not even be made)"
 
 
 def test_resume_refuses_a_recorded_command_that_cannot_run(cli, db, tmp_path):
@@ -83,7 +83,7 @@ def test_resume_refuses_a_recorded_command_that_cannot_run(cli, db, tmp_path):
     from cardarena.server.referee import TimeControl
     spec = check_spec(LeagueSpec(GAME, ["a", "b"], seats=2, commands={"a": RANDOM, "b": "./gone-bot"},
                                  workdir=str(tmp_path)))
-    ledger = Ledger(str(db))
+    ledger = Ledger(db)
     for b in spec.bots:
         ledger.add_bot(b)
     league_id = ledger.create_league(GAME, spec.options, league_settings(spec, TimeControl()), league_plans(spec))
@@ -98,7 +98,7 @@ def test_an_unwritable_log_dir_is_one_line(cli, db, tmp_path):
     for argv in (league_args(), ["play", "--game", GAME, "--bot", f"a={RANDOM}", "--bot", f"b={RANDOM}"]):
         code, _, err = cli(*argv, "--log-dir", str(blocker / "logs"))
         one_line(code, err, 1, "cannot make the log folder", "a-file/logs")
-    assert Ledger(str(db)).leagues() == [], "nothing is scheduled"
+    assert Ledger(db).leagues() == [], "nothing is scheduled"
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -155,7 +155,8 @@ def test_an_empty_db_is_refused(cli, db, argv):
 
 # ----------------------------------------------------------------------------- damaged ledgers
 def real_ledger(path: Path, matches: int = 40) -> Path:
-    """A ledger file with bots, recorded matches and ratings, checkpointed into the file itself."""
+    """A ledger file with bots, recorded matches and ratings, checkpointed into the file itself
+    (SQLite: these tests damage the file's bytes)."""
     ledger = Ledger(str(path))
     for b in ("a", "b", "c"):
         ledger.add_bot(b)
@@ -172,6 +173,7 @@ def real_ledger(path: Path, matches: int = 40) -> Path:
 
 
 def test_a_file_that_is_not_a_ledger_is_one_line(cli, tmp_path):
+    """SQLite: a --db file that holds something else."""
     junk = tmp_path / "notes.db"
     junk.write_text("these are my notes, not a ledger\n" * 200)
     for argv in (["ratings"], ["ledger", "check"], ["league", "list"]):
@@ -227,7 +229,8 @@ def small_disk(tmp_path):
 def test_a_full_disk_stops_the_league_in_one_line_and_resume_finishes_it(small_disk, tmp_path):
     """60 short matches cannot be recorded in 400 KB: the league stops with one line naming the
     full ledger and the resume command, the ledger stays consistent (ledger check), and once
-    there is room `league resume` plays the rest; every match is recorded once."""
+    there is room `league resume` plays the rest; every match is recorded once. SQLite: the
+    ledger is a file on that small disk."""
     db = small_disk / "league.db"
     r = run(*league_args("--rounds", "30", "--option", "rounds=1", "--db", str(db),
                          "--log-dir", str(tmp_path / "logs")), cwd=tmp_path)
@@ -252,12 +255,12 @@ def test_a_full_disk_stops_the_league_in_one_line_and_resume_finishes_it(small_d
 
 # ----------------------------------------------------------------------------- Ctrl-C at the start
 @pytest.mark.parametrize("delay", [0.0, 0.5])
-def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, delay):
+def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, ledger_url, delay):
     """SIGINT to `league run` right after it starts (once it has printed its first line, then
     0–1 s later): one line, exit 130, no traceback, the ledger consistent, and if the league was
     scheduled already, `league resume` finishes it."""
-    db = tmp_path / "ctrl-c.db"
-    proc = subprocess.Popen([*CLI, *league_args("--bot", f"c={RANDOM}", "--db", str(db), "--log-dir",
+    db = ledger_url()
+    proc = subprocess.Popen([*CLI, *league_args("--bot", f"c={RANDOM}", "--db", db, "--log-dir",
                                                 str(tmp_path / "logs"))],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -272,12 +275,12 @@ def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, delay):
     assert "Traceback" not in err and "Error" not in err, err
     said = [x for x in err.splitlines() if x.startswith("cardarena:")]
     assert len(said) == 1 and said[0].startswith("cardarena: interrupted"), err
-    check = run("ledger", "check", "--db", str(db), cwd=tmp_path)
+    check = run("ledger", "check", "--db", db, cwd=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
-    leagues = Ledger(str(db)).leagues()
+    leagues = Ledger(db).leagues()
     if leagues:
         assert "cardarena league resume 1" in said[0]
-        r = run("league", "resume", "1", "--db", str(db), "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
+        r = run("league", "resume", "1", "--db", db, "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
         assert r.returncode == 0 and "league 1 finished: 6 matches." in r.stdout, r.stderr
 
 
@@ -295,14 +298,14 @@ def test_ctrl_c_while_the_cli_is_still_importing():
 
 
 # ----------------------------------------------------------------------------- the end of a league
-def test_streams_still_open_when_a_league_ends_close_cleanly(tmp_path):
+def test_streams_still_open_when_a_league_ends_close_cleanly(tmp_path, ledger_url):
     """At the end every bot's stream is ended by the referee after its last message: SDK bots
     read their match_end and leave by themselves; a bot that lingers after its stream ended is
     stopped. Nothing of it is noise in the output."""
     logs = tmp_path / "logs"
     r = run(*league_args("--bot", f"ends=python {BOTS / 'reports_end.py'}", "--bot",
                          f"stays=python {BOTS / 'lingers.py'}", "--seats", "2", "--option", "rounds=1",
-                         "--db", str(tmp_path / "end.db"), "--log-dir", str(logs)),
+                         "--db", ledger_url(), "--log-dir", str(logs)),
             cwd=tmp_path, env={"PYTHONPATH": str(BOTS)})
     assert r.returncode == 0, r.stderr
     assert "league 1 finished: 12 matches." in r.stdout
@@ -315,11 +318,11 @@ def test_streams_still_open_when_a_league_ends_close_cleanly(tmp_path):
         assert "Traceback" not in log.read_text(), log
 
 
-def test_a_bot_that_never_reads_is_cut_at_the_end_of_a_league_without_noise(tmp_path):
+def test_a_bot_that_never_reads_is_cut_at_the_end_of_a_league_without_noise(tmp_path, ledger_url):
     """A bot that never reads, seated in a 6-match league through the CLI: it costs only its own
     seats, and the end of the league (its stream possibly stuck in a write) makes no noise."""
     r = run(*league_args("--bot", f"deaf=python {BOTS / 'non_reader.py'}", "--seats", "3", "--rounds", "2",
-                         "--move-time", "0.05", "--grace", "0.5", "--db", str(tmp_path / "deaf.db")),
+                         "--move-time", "0.05", "--grace", "0.5", "--db", ledger_url()),
             cwd=tmp_path, env={"PYTHONPATH": str(BOTS)})
     assert r.returncode == 0, r.stderr
     assert "league 1 finished: 6 matches." in r.stdout
@@ -343,13 +346,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_and_ask(tmp_path: Path, *serve_args: str, token: str, env: dict | None = None) -> tuple[str, str]:
-    """Start `serve`, ask `bot list --server` with ``token``; (the answer's exit code and stderr
-    as text, serve's stderr)."""
+def serve_and_ask(tmp_path: Path, db: str, *serve_args: str, token: str,
+                  env: dict | None = None) -> tuple[str, str]:
+    """Start `serve` on the ledger ``db`` (without the web pages), ask `bot list --server` with
+    ``token``; (the answer's exit code and stderr as text, serve's stderr)."""
     address = f"127.0.0.1:{free_port()}"
     environ = {k: v for k, v in os.environ.items() if k != "CARDARENA_ADMIN_TOKEN"}
-    server = subprocess.Popen([*CLI, "serve", "--address", address, "--db", str(tmp_path / "served.db"),
-                               *serve_args], env={**environ, **(env or {})}, cwd=tmp_path,
+    server = subprocess.Popen([*CLI, "serve", "--address", address, "--db", db, "--no-web", *serve_args], env={**environ, **(env or {})}, cwd=tmp_path,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         head = []
@@ -365,21 +368,22 @@ def serve_and_ask(tmp_path: Path, *serve_args: str, token: str, env: dict | None
     return f"{asked.returncode} {asked.stderr}", "".join(head) + rest + out
 
 
-def test_serve_takes_the_admin_token_from_a_file_or_the_environment(tmp_path):
+def test_serve_takes_the_admin_token_from_a_file_or_the_environment(tmp_path, ledger_url):
     secret = uuid.uuid4().hex
     (tmp_path / "admin.token").write_text(secret + "\n")
-    answer, said = serve_and_ask(tmp_path, "--admin-token-file", str(tmp_path / "admin.token"), token=secret)
+    file = str(tmp_path / "admin.token")
+    answer, said = serve_and_ask(tmp_path, ledger_url(), "--admin-token-file", file, token=secret)
     assert answer == "0 ", answer
     assert "warning" not in said and secret not in said, said
-    answer, _ = serve_and_ask(tmp_path, "--admin-token-file", str(tmp_path / "admin.token"), token="wrong")
+    answer, _ = serve_and_ask(tmp_path, ledger_url(), "--admin-token-file", file, token="wrong")
     assert answer.startswith("1 ") and "admin token required" in answer
-    answer, said = serve_and_ask(tmp_path, token=secret, env={"CARDARENA_ADMIN_TOKEN": secret})
+    answer, said = serve_and_ask(tmp_path, ledger_url(), token=secret, env={"CARDARENA_ADMIN_TOKEN": secret})
     assert answer == "0 " and "warning" not in said and secret not in said, said
 
 
-def test_serve_warns_about_an_admin_token_on_the_command_line(tmp_path):
+def test_serve_warns_about_an_admin_token_on_the_command_line(tmp_path, ledger_url):
     secret = uuid.uuid4().hex
-    answer, said = serve_and_ask(tmp_path, "--admin-token", secret, token=secret)
+    answer, said = serve_and_ask(tmp_path, ledger_url(), "--admin-token", secret, token=secret)
     assert answer == "0 ", answer
     assert "cardarena: warning: --admin-token puts the token on the command line" in said, said
     assert "CARDARENA_ADMIN_TOKEN or --admin-token-file" in said
