@@ -1,0 +1,4 @@
+"""``python -m cardarena.server.cli``: the ``cardarena`` command."""
+from . import main
+
+main()

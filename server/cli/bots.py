@@ -1,0 +1,149 @@
+"""``cardarena bot …``: register, list, pause and resume bots, and run a bot program on a
+server's ladders (``bot connect``)."""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .. import procs
+from .app import CliError, DbOpt, ServerOpt, bot_app, err, out
+from .common import _token_file, admin_stub, check_address, check_game, open_ledger, rpc
+
+
+@bot_app.command("add")
+def bot_add(name: Annotated[str, typer.Argument(help="The bot's name (unique).")], db: DbOpt = "cardarena.db",
+            server: ServerOpt = None,
+            owner: Annotated[Optional[str], typer.Option("--owner", help="Who runs the bot (free text, shown on "
+                                                                         "its page).")] = None):
+    """Register a bot and print its token (shown once; only its hash is stored)."""
+    if not name.strip() or any(c.isspace() for c in name) or "=" in name:
+        raise typer.BadParameter("a bot name has no spaces and no '='", param_hint="NAME")
+    if server:
+        from cardarena.v1 import admin_pb2
+        stub, md = admin_stub(server)
+        reply = rpc(stub.AddBot, admin_pb2.AddBotRequest(name=name, owner=owner or ""), metadata=md)
+        token = reply.token
+    else:
+        from cardarena.ratings import LedgerError
+        try:
+            _, token = open_ledger(db).add_bot(name, owner)
+        except LedgerError as e:
+            raise CliError(str(e)) from None
+    err.print(f"bot {name} added; its token (shown once, give it to the bot as CARDARENA_TOKEN):")
+    print(token)
+
+
+@bot_app.command("list")
+def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
+    """List the registered bots: name, registered, owner, state.
+
+    The state is on the ladders: paused (`bot pause`), benched until a time and why (the
+    quarantine rule); with --server also playing, idle or away, as that server sees them."""
+    if server:
+        from cardarena.v1 import admin_pb2
+        stub, md = admin_stub(server)
+        reply = rpc(stub.ListBots, admin_pb2.ListBotsRequest(), metadata=md)
+        for b in reply.bots:
+            state = b.state or ("connected" if b.connected else "")
+            if b.benched_until:
+                state = f"benched until {b.benched_until} ({b.bench_reason})"
+            print(f"{b.name}\t{b.created}\t{b.owner}\t{state}")
+        return
+    from datetime import datetime, timezone
+    led = open_ledger(db)
+    states = {s.name: s for s in led.bot_states()}
+    now = datetime.now(timezone.utc)
+    for b in led.bots():
+        st = states.get(b.name)
+        state = "paused" if st and st.paused else ""
+        if st and st.benched(now):
+            state = f"benched until {st.benched_until.isoformat(timespec='seconds')} ({st.bench_reason})"
+        print(f"{b.name}\t{b.created_at.isoformat(timespec='seconds')}\t{b.owner or ''}\t{state}")
+
+
+def _set_paused(name: str, paused: bool, db: str, server: str | None) -> None:
+    if server:
+        from cardarena.v1 import admin_pb2
+        stub, md = admin_stub(server)
+        rpc(stub.PauseBot, admin_pb2.PauseBotRequest(name=name, paused=paused), metadata=md)
+    else:
+        from cardarena.ratings import LedgerError
+        try:
+            open_ledger(db).set_paused(name, paused)
+        except LedgerError as e:
+            raise CliError(str(e)) from None
+    out.print(f"bot {name} " + ("paused: it gets no new ladder match until `cardarena bot resume " + name + "`"
+                                if paused else "resumed: it plays on the ladders again"), markup=False)
+
+
+@bot_app.command("pause")
+def bot_pause(name: Annotated[str, typer.Argument(help="The bot's name.")], db: DbOpt = "cardarena.db",
+              server: ServerOpt = None):
+    """Bench a bot from the ladders by hand (its running matches finish); `bot resume` undoes it."""
+    _set_paused(name, True, db, server)
+
+
+@bot_app.command("resume")
+def bot_resume(name: Annotated[str, typer.Argument(help="The bot's name.")], db: DbOpt = "cardarena.db",
+               server: ServerOpt = None):
+    """Let a paused bot play on the ladders again."""
+    _set_paused(name, False, db, server)
+
+
+@bot_app.command("connect", context_settings={"allow_interspersed_args": False})
+def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot program and its arguments (after --).")],
+                address: Annotated[str, typer.Option("--address", envvar="CARDARENA_ADDRESS",
+                                                     help="The server, HOST:PORT.")] = "127.0.0.1:50051",
+                token_file: Annotated[Optional[Path], typer.Option(
+                    "--token-file", help="A file holding the bot's token (default: CARDARENA_TOKEN).")] = None,
+                game: Annotated[Optional[list[str]], typer.Option(
+                    "--game", help="A game the bot plays on the ladders (repeat; default: every game).")] = None,
+                max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches at once at most "
+                                                                               "(0: the server's limit).")] = 0,
+                restart: Annotated[bool, typer.Option("--restart/--no-restart", help="Start the program again "
+                                                                                     "when it exits.")] = True):
+    """Run a bot program on a server's ladders: it gets the address, its token and its games
+    (CARDARENA_ADDRESS, CARDARENA_TOKEN, CARDARENA_GAMES, CARDARENA_MAX_MATCHES, which the SDKs
+    read) and is started again whenever it exits (after 1 s, doubling to 60 s while it keeps
+    exiting within a minute), until Ctrl-C."""
+    check_address(address, "--address")
+    for g in game or ():
+        check_game(g)
+    if max_matches < 0:
+        raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
+    token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
+    if not token:
+        raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")
+    try:
+        argv = procs.check_command(shlex.join(command))
+    except procs.BotStartError as e:
+        raise typer.BadParameter(str(e), param_hint="COMMAND") from None
+    env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token,
+           "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches)}
+    import subprocess
+    backoff = 1.0
+    while True:
+        started = time.monotonic()
+        proc = subprocess.Popen(argv, env=env)
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            raise
+        if not restart:
+            raise typer.Exit(code)
+        if time.monotonic() - started > 60:
+            backoff = 1.0
+        err.print(f"cardarena: the bot {procs.exit_text(code)}; starting it again in {backoff:g} s", markup=False)
+        time.sleep(backoff)
+        backoff = min(60.0, backoff * 2)

@@ -1,0 +1,246 @@
+"""What several commands share: opening the ledger, reading ``--bot`` and ``--option``, the checks
+of addresses, games, seconds and time controls (a bad one is a bad argument: one line, exit 2),
+the admin stub of ``--server``, token files, the web's socket and the progress bars."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import typer
+
+from .. import procs
+from ..games import games as all_games, get as get_game
+from .app import CliError, err
+
+
+def open_ledger(db: str):
+    from cardarena.ratings import Ledger, LedgerError, LedgerStorageError
+    if not db.strip():
+        raise typer.BadParameter("is empty: give a SQLite file or an SQLAlchemy URL", param_hint="--db")
+    try:
+        return Ledger(db)
+    except (LedgerError, LedgerStorageError) as e:
+        raise CliError(str(e)) from None
+    except Exception as e:  # a bad URL, a missing database driver
+        raise CliError(f"cannot open the ledger {db!r}: {e}") from None
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """``--option name=value`` pairs; values are JSON when they parse as JSON, else text.
+    A number that is not finite (``1e999``, ``NaN``) is refused."""
+    from ..league import check_finite
+    options = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise typer.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        try:
+            options[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[name.strip()] = value
+    try:
+        check_finite(options)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--option") from None
+    return options
+
+
+def parse_bots(args: list[str]) -> list[tuple[str, str | None]]:
+    """``--bot`` arguments as (name, command or None); a command must split into words."""
+    if not args:
+        raise typer.BadParameter("give at least one --bot NAME or --bot NAME=COMMAND", param_hint="--bot")
+    bots = []
+    for a in args:
+        try:
+            name, command = procs.split_bot_arg(a)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--bot") from None
+        if command is not None:
+            try:
+                procs.command_argv(command)
+            except procs.BotStartError as e:
+                raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
+        bots.append((name, command))
+    names = [n for n, _ in bots]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise typer.BadParameter(f"bot {sorted(dup)[0]!r} is named twice; give each bot its own name", param_hint="--bot")
+    return bots
+
+
+def check_programs(bots) -> None:
+    """Every bot command names a program that exists and is executable (else one line, exit 2)."""
+    for name, command in bots:
+        if command is not None:
+            try:
+                procs.check_command(command)
+            except procs.BotStartError as e:
+                raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
+
+
+def make_log_dir(bots, log_dir: Path) -> None:
+    """The folder of the started bots' logs, made before anything starts (one line if it cannot be)."""
+    if any(command for _, command in bots):
+        try:
+            procs.prepare_log_dir(log_dir)
+        except procs.BotStartError as e:
+            raise CliError(str(e)) from None
+
+
+def check_address(address: str, hint: str) -> None:
+    """HOST:PORT with a port from 0 to 65535 (gRPC would quietly take 70000 as 4464)."""
+    if address.startswith("unix:"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        raise typer.BadParameter(f"{address!r} is not HOST:PORT", param_hint=hint)
+    if not port.isdigit() or int(port) > 65535:
+        raise typer.BadParameter(f"{address!r}: the port must be a number from 0 to 65535", param_hint=hint)
+
+
+def check_game(game: str) -> None:
+    try:
+        get_game(game)
+    except KeyError:
+        raise typer.BadParameter(f"no game {game!r} (games: {', '.join(all_games())})", param_hint="--game") from None
+
+
+def ledger_auth(ledger):
+    def auth(token: str) -> str | None:
+        bot = ledger.bot_by_token(token)
+        return bot.name if bot else None
+    return auth
+
+
+def admin_stub(server: str):
+    import grpc
+    from cardarena.v1 import admin_pb2_grpc
+    check_address(server, "--server")
+    token = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
+    if not token:
+        raise CliError("--server needs the admin token in CARDARENA_ADMIN_TOKEN (and CARDARENA_TLS_CA for a TLS server)")
+    ca = os.environ.get("CARDARENA_TLS_CA")
+    if ca:
+        try:
+            creds = grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes())
+        except OSError as e:
+            raise CliError(f"cannot read CARDARENA_TLS_CA: {e}") from None
+        channel = grpc.secure_channel(server, creds)
+    else:
+        channel = grpc.insecure_channel(server)
+    return admin_pb2_grpc.AdminStub(channel), (("authorization", f"Bearer {token}"),)
+
+
+def rpc(call, *args, **kwargs):
+    import grpc
+    try:
+        return call(*args, **kwargs)
+    except grpc.RpcError as e:
+        raise CliError(f"server: {e.details() or e.code().name}") from None
+
+def _web_socket(address: str | None, required: bool, hint: str = "--web-address"):
+    """The bound socket of the web (``server/web/host.py``), or None when the web extra is not
+    installed and nobody asked for the web by name (then one warning line: the rest still runs)."""
+    try:  # not web.command.check_extra: under `python -m` its CliError is another class than ours
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as e:
+        missing = f"the web needs {e.name}: pip install 'cardarena[web]'"
+        if required:
+            raise CliError(missing) from None
+        err.print(f"cardarena: warning: no web pages ({missing}; or --no-web)", markup=False)
+        return None
+    from ..web import host as web_host
+    address = address or web_host.DEFAULT_ADDRESS
+    if address.startswith("unix:"):
+        raise typer.BadParameter("the web serves on HOST:PORT, not a unix socket", param_hint=hint)
+    check_address(address, hint)
+    try:
+        return web_host.bind(address)
+    except OSError as e:
+        raise CliError(f"cannot listen on {address} for the web: {e.strerror or e} (choose another {hint}"
+                       + (" or --no-web)" if hint == "--web-address" else ")")) from None
+
+
+def _token_file(path: Path, what: str) -> str:
+    """A token kept in a file (its text, stripped), or one line saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"cannot read the {what} file {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def read_admin_token(given: str | None, path: Path | None) -> str:
+    """The admin token of ``serve``: from ``--admin-token-file``, else ``--admin-token`` (with a
+    warning: a command line is visible to every user), else CARDARENA_ADMIN_TOKEN; '' if none."""
+    if given and path:
+        raise typer.BadParameter("give --admin-token-file or --admin-token, not both", param_hint="--admin-token")
+    if path is not None:
+        token = _token_file(path, "admin token")
+        if not token:
+            raise CliError(f"the admin token file {str(path)!r} is empty")
+        return token
+    if given:
+        err.print("cardarena: warning: --admin-token puts the token on the command line, where other users of this "
+                  "machine can read it; use CARDARENA_ADMIN_TOKEN or --admin-token-file", markup=False)
+        return given
+    return os.environ.get("CARDARENA_ADMIN_TOKEN", "")
+
+
+def check_seconds(value: float, hint: str, above_zero: bool = False) -> None:
+    """A number of seconds: finite, not negative (or above 0); else one line, exit 2."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number of seconds, not {value!r}", param_hint=hint)
+    if above_zero and value <= 0:
+        raise typer.BadParameter("must be above 0", param_hint=hint)
+    if value < 0:
+        raise typer.BadParameter("cannot be negative", param_hint=hint)
+
+
+def check_time_control(move_time: float, time_bank: float, max_faults: int, grace: float,
+                       max_reconnects: int | None = None) -> None:
+    check_seconds(move_time, "--move-time", above_zero=True)
+    check_seconds(time_bank, "--time-bank")
+    if max_faults < 0:
+        raise typer.BadParameter("cannot be negative (0: never forfeit)", param_hint="--max-faults")
+    check_seconds(grace, "--grace")
+    if max_reconnects is not None and max_reconnects < 0:
+        raise typer.BadParameter("cannot be negative", param_hint="--max-reconnects")
+
+
+def _register_bots(ledger, bots) -> None:
+    """Command bots are registered on first use; a bot without a command must be registered."""
+    from cardarena.ratings import LedgerError
+    for name, command in bots:
+        try:
+            ledger.bot(name)
+        except LedgerError:
+            if command is None:
+                raise CliError(f"no bot named {name!r}: add it with `cardarena bot add {name}` or give NAME=COMMAND") from None
+            try:
+                ledger.add_bot(name)
+            except LedgerError as e:
+                raise CliError(str(e)) from None
+
+
+def _league_bar(title: str, total: int, done: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False)
+    task = bar.add_task(title, total=total, completed=done)
+    return bar, task
+
+
+def _count_bar(title: str):
+    """A progress bar with ETA on stderr for a long ledger operation: (bar, ``update(done, total)``)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
+    task = bar.add_task(title, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+    return bar, update

@@ -1,0 +1,48 @@
+"""``cardarena demo``: a league of the example bots over real gRPC, then the rating table."""
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..games import get as get_game
+from .app import REPO, CliError, DbOpt, WebAddressOpt, app, err, out
+from .common import check_game
+from .leagues import _SERVE_AFTER, league_run
+
+
+@app.command()
+def demo(db: DbOpt = "cardarena-demo.db",
+         game: Annotated[str, typer.Option("--game", help="Game id.")] = "sixth-card",
+         rounds: Annotated[int, typer.Option("--rounds")] = 2,
+         web: Annotated[bool, typer.Option("--web", help="Serve the web pages from the start (watch the matches "
+                                                         "live) and on after the league, until Ctrl-C.")] = False,
+         web_address: WebAddressOpt = None):
+    """A league of the example bots over real gRPC on a local port, then the rating table.
+
+    Its last line is the command that shows the league in a browser; with --web the pages are
+    served while it plays and after, until Ctrl-C."""
+    check_game(game)
+    examples = REPO / "examples" / "python"
+    if not examples.is_dir():
+        raise CliError(f"the example bots are not at {examples}: run the demo from a clone of cardarena")
+    cls = get_game(game)
+    seats = min(4, cls.max_players)
+    bots = [f"random-{i}=python {examples / 'random_bot.py'}" for i in (1, 2)]
+    bots += [f"heuristic-{i}=python {examples / 'heuristic_bot.py'}" for i in (1, 2)]
+    if web_address is not None and not web:
+        raise typer.BadParameter("--web-address goes with --web", param_hint="--web-address")
+    err.print(f"demo: {game}, 4 example bots (Python) over gRPC, ledger {db}")
+    token = _SERVE_AFTER.set(web)
+    try:
+        league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4,
+                   move_time=2.0, option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db,
+                   web_address=web_address)
+    finally:
+        _SERVE_AFTER.reset(token)
+    out.print(f"see a match: cardarena match list --db {db}; cardarena match show ID --db {db}")
+    shown = db if " " not in db else shlex.quote(db)
+    out.print(f"cardarena web --db {shown}    # the league in a browser (it prints its URL)", markup=False)

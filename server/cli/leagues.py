@@ -1,0 +1,508 @@
+"""``cardarena league …``: run a league (locally, or on a ``--server``), resume it, join it as a
+worker, list and show leagues."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .. import procs
+from .app import (
+    CliError, DbOpt, GraceOpt, LeaseOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, ServerOpt, StartTimeoutOpt,
+    TimeBankOpt, err, league_app, out,
+)
+from .common import (
+    _league_bar, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
+    check_time_control, make_log_dir, open_ledger, parse_bots, parse_options, rpc,
+)
+from .hosting import _run_hosting, _Stopped, _WebPlan
+
+
+def _print_ratings(rows) -> None:
+    from cardarena.ratings import format_ratings
+    out.print(format_ratings(rows, "table"))
+
+
+def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: int, done: int, play,
+                        state: dict, game: str, web: "_WebPlan | None" = None):
+    """Host a referee, start the bots, then ``play(referee, ledger, progress, stats, programs)``
+    under a progress bar with ETA. Ctrl-C, SIGTERM and a ledger that cannot record stop it with
+    one line and leave the league resumable (league.py); a dead bot never stops it."""
+    from cardarena.ratings import LedgerStorageError
+    from ..league import LeagueError, LeagueStats, RecorderError
+    stats = state["stats"] = LeagueStats()
+
+    async def start(referee, ledger_, running):
+        state["logs"] = {p.name: p.log_path for p in running}
+        bar, task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
+        with bar:
+            def progress(league_id, done_, total_, match_id):
+                if state.get("league") is None:
+                    state["league"] = league_id
+                    bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
+                                      f"`cardarena league resume {league_id}`", markup=False)
+                state["done"] = done_
+                bar.update(task, completed=done_, total=total_, description=f"league {league_id} ({game})")
+
+            return await play(referee, ledger_, progress, stats, {p.name: p for p in running})
+
+    def stopped(why: str) -> str:
+        lid = state.get("league")
+        if lid is None or state.get("served_after"):
+            return why
+        return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
+                f"go on with `cardarena league resume {lid}`")
+
+    try:
+        result = _run_hosting(bots, db, log_dir, start, move_time=move_time, web=web)
+    except LeagueError as e:
+        raise CliError(str(e)) from None
+    except KeyboardInterrupt:
+        raise CliError(stopped("interrupted"), code=130) from None
+    except _Stopped as e:
+        raise CliError(stopped(str(e)), code=128 + e.signum) from None
+    except (LedgerStorageError, RecorderError) as e:
+        raise CliError(stopped(str(e))) from None
+    return result, stats
+
+
+def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
+    """The end of `league run` and `league resume`: counts, absent bots, speed, standings, ratings."""
+    from cardarena.ratings import standings
+    from cardarena.ratings.standings import format_duplicate, format_table
+    info = ledger.league(league_id)
+    c = info.counts
+    state = "finished" if info.done else "stopped"
+    line = f"league {league_id} {state}: {c['finished']} matches"
+    if c["failed"]:
+        line += f", {c['failed']} failed (`cardarena league resume {league_id} --retry-failed` plays them again)"
+    if not info.done:
+        line += f", {c['scheduled'] + c['running']} still to play"
+    out.print(line + ".", markup=False)
+    results = ledger.league_results(league_id)
+    for bot, why in sorted(stats.absent.items()):
+        forfeits = sum(1 for r in results for b, f in zip(r.bots, r.forfeited) if b == bot and f)
+        where = f"its log: {logs[bot]}" if bot in logs else "it connects by itself"
+        out.print(f"absent: bot {bot} {why}; {forfeits} seat{'s' if forfeits != 1 else ''} forfeited ({where})",
+                  markup=False)
+    err.print(f"this run: {stats.summary()}", markup=False)
+    st = standings(results, info.settings.get("bots"))
+    out.print("standings (points: 1 per seat placed below, ½ per shared place):", markup=False)
+    out.print(format_table(st), markup=False)
+    if st.sets:
+        out.print("duplicate sets (one deal in every seat rotation):", markup=False)
+        out.print(format_duplicate(st, max_sets=0 if len(st.sets) <= 8 else 8), markup=False)
+    out.print(f"ratings for {game} (every match of the ledger; `cardarena league show {league_id}` for seats "
+              "and head-to-head):", markup=False)
+    _print_ratings(ledger.ratings(game))
+
+
+def _schedule_line(settings: dict, total: int) -> str:
+    kind = settings.get("schedule", "round-robin")
+    if kind == "balanced":
+        text = f"balanced schedule of {settings.get('matches')} matches"
+    else:
+        r = settings.get("rounds", 1)
+        text = f"round robin, {r} round{'s' if r != 1 else ''}, {total} matches"
+    if settings.get("duplicate"):
+        text += f", duplicate ({total // max(settings.get('seats') or 1, 1)} sets: one deal in every seat rotation)"
+    return text
+
+
+@league_app.command("run")
+def league_run(
+    game: Annotated[str, typer.Option("--game", help="Game id (see `cardarena games`).")],
+    bot: Annotated[list[str], typer.Option("--bot", help="NAME (a registered bot that connects itself) or NAME=COMMAND (started by the CLI). Repeat.")],
+    seats: Annotated[int, typer.Option("--seats", help="Table size; 0: the game's smallest.")] = 0,
+    rounds: Annotated[int, typer.Option("--rounds", help="Round-robin rounds: every group of bots plays once in every seat rotation per round.")] = 1,
+    matches: Annotated[Optional[int], typer.Option("--matches", help="Instead of a round robin: a balanced schedule of N matches (every bot plays equally often, pairs meet as evenly as possible, seats rotate fairly).")] = None,
+    duplicate: Annotated[bool, typer.Option("--duplicate", help="Each group plays the same deal in every seat rotation (a duplicate set), to take luck out of comparisons.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="League seed; the schedule and every match seed derive from it.")] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches played at once.")] = 4,
+    move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision; a later answer is a fault and the default action is played.")] = 2.0,
+    time_bank: TimeBankOpt = 0.0,
+    max_faults: MaxFaultsOpt = 3,
+    grace: GraceOpt = 10.0,
+    max_reconnects: MaxReconnectsOpt = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE (see `cardarena games`). Repeat.")] = None,
+    server: ServerOpt = None,
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
+    db: DbOpt = "cardarena.db",
+    web_address: Annotated[Optional[str], typer.Option(
+        "--web-address", help="Also serve the web pages on HOST:PORT while the league plays, to watch its "
+                              "matches live (port 0: a free one).")] = None,
+    lease: LeaseOpt = 30.0,
+):
+    """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
+
+    The schedule, seeds, options and each bot's command are written to the ledger before the
+    first match, so an interrupted league (Ctrl-C, a killed process, a restart) goes on with
+    `cardarena league resume ID`. A bot whose program exits before connecting, does not connect
+    within --start-timeout, or dies during the league is absent: its seats forfeit and the
+    league plays on; the summary names it and its log. This process is the league's first
+    worker: `cardarena league work ID` joins it from other processes or machines (a shared
+    PostgreSQL --db); each match is claimed on a lease (--lease) that its worker renews.
+    """
+    from ..league import LeagueError, LeagueSpec, check_spec, league_plans
+    check_game(game)
+    bots = parse_bots(bot)
+    options = parse_options(option or [])
+    check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
+    check_seconds(start_timeout, "--start-timeout")
+    check_seconds(lease, "--lease", above_zero=True)
+    names = [n for n, _ in bots]
+    spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
+                      move_seconds=move_time, options=options, start_timeout=start_timeout,
+                      bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace, matches=matches,
+                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects)
+    try:
+        spec = check_spec(spec)
+        check_programs(bots)
+        if server:
+            if (matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0
+                    or max_reconnects is not None):
+                raise CliError("--matches, --duplicate, --time-bank, --max-faults, --grace and --max-reconnects "
+                               "need a local league (without --server) for now")
+            if web_address is not None:
+                raise CliError("--web-address serves the pages of a local league; the --server serves its own "
+                               "(`cardarena serve --web-address`)")
+            return _league_remote(server, spec, bots, log_dir)
+        plans = league_plans(spec)
+    except LeagueError as e:
+        raise CliError(str(e)) from None
+    from ..schedule import describe
+    total = len(plans)
+    plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
+    ledger = open_ledger(db)
+    _register_bots(ledger, bots)
+    league_log = log_dir / time.strftime("league-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
+    settings = {"schedule": "balanced" if matches is not None else "round-robin", "rounds": rounds,
+                "matches": matches, "duplicate": duplicate, "seats": spec.seats}
+    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
+    err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
+              f"; {each}; bot logs in {league_log}", markup=False)
+
+    async def play(referee, ledger_, progress, stats, programs):
+        from ..league import run_league
+        return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans,
+                                programs=programs, lease=lease)
+
+    state: dict = {}
+    serve_after = _SERVE_AFTER.get()
+    web = None
+    if web_address is not None or serve_after:
+        sock = _web_socket(web_address, required=True)
+
+        def then() -> None:  # demo --web: the league's summary, then the pages go on
+            state["served_after"] = True
+            _after_league(ledger, state["league"], game, state["stats"], state.get("logs", {}))
+        web = _WebPlan(sock, then if serve_after else None)
+    league_id, stats = _run_league_locally(bots, db, league_log, move_time, total, 0, play, state, game, web)
+    _after_league(ledger, league_id, game, stats, state.get("logs", {}))
+
+
+#: Set by ``demo --web``: a league run locally serves its pages on after it finished, until a signal.
+_SERVE_AFTER: ContextVar[bool] = ContextVar("serve_after", default=False)
+
+
+@league_app.command("resume")
+def league_resume(
+    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches played at once (default: as the league was run).")] = None,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also play the league's failed matches again.")] = False,
+    stale_after: Annotated[Optional[float], typer.Option("--stale-after", help="Replay only running matches claimed more than this many seconds ago (when another process may still be playing the league). Default: every running match, its process being gone.")] = None,
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
+    db: DbOpt = "cardarena.db",
+):
+    """Go on with an interrupted league: replay its interrupted matches from their seeds, play the rest.
+
+    The bots are started again with the commands the league recorded (from the folder it was
+    started in), unless --bot gives a new command; the time control (--move-time, --time-bank,
+    --max-faults, --grace, --max-reconnects) is the league's own. No match is lost, played
+    twice, or counted twice in the ratings. Absent bots forfeit as in `league run`.
+
+    Resume is for a league nobody plays any more: it takes back every running match at once
+    (with --stale-after, those claimed longer ago) and replays it. To add a worker to a league
+    that is being played, use `cardarena league work ID`, which leaves the running matches to
+    their workers and replays only those whose lease ran out.
+    """
+    check_seconds(start_timeout, "--start-timeout")
+    if stale_after is not None:
+        check_seconds(stale_after, "--stale-after")
+    ledger = open_ledger(db)
+    info, bots = _league_bots(ledger, league_id, bot, concurrency)
+    settings, c = info.settings, info.counts
+    redo = c["running"] + (c["failed"] if retry_failed else 0)
+    if c["scheduled"] == 0 and redo == 0:
+        out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
+                  "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
+                  markup=False)
+        return
+    _register_bots(ledger, bots)
+    from ..league import settings_time_control
+    from ..referee import TimeControl
+    tc = settings_time_control(settings, TimeControl())
+    total = info.total
+    done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
+    league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
+    err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
+              f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
+              + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
+
+    async def play(referee, ledger_, progress, stats, programs):
+        from ..league import resume_league
+        return await resume_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
+                                   start_timeout=start_timeout, stale_after=stale_after, retry_failed=retry_failed,
+                                   programs=programs)
+
+    state: dict = {"league": league_id}
+    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
+    _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int | None):
+    """For `league resume` and `league work`: the league, and its bots as (name, command): the
+    command the league recorded (run from its folder) unless --bot gives another."""
+    from cardarena.ratings import LedgerError
+    try:
+        info = ledger.league(league_id)
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+    settings = info.settings
+    names = list(settings.get("bots") or [])
+    if not names:
+        raise CliError(f"league {league_id} does not record its bots; it cannot be resumed")
+    if concurrency is not None and concurrency < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--concurrency")
+    overrides = dict(parse_bots(bot)) if bot else {}
+    strangers = sorted(set(overrides) - set(names))
+    if strangers:
+        raise typer.BadParameter(f"league {league_id} has no bot {strangers[0]!r} (its bots: {', '.join(names)})",
+                                 param_hint="--bot")
+    check_programs(overrides.items())
+    stored = settings.get("commands") or {}
+    workdir = settings.get("workdir")
+    bots = []
+    for name in names:
+        if name in overrides:
+            bots.append((name, overrides[name]))
+        elif name in stored:
+            bots.append((name, stored[name] and _recorded_command(league_id, name, stored[name], workdir)))
+        else:
+            raise CliError(f"league {league_id} does not record how to start bot {name!r}: give --bot {name}=COMMAND "
+                           f"(or --bot {name} for a registered bot that connects itself)")
+    return info, bots
+
+
+@league_app.command("work")
+def league_work(
+    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches this worker plays at once (default: as the league was run).")] = None,
+    lease: LeaseOpt = 30.0,
+    start_timeout: StartTimeoutOpt = 30.0,
+    log_dir: LogDirOpt = Path("logs"),
+    db: DbOpt = "cardarena.db",
+):
+    """Join a league as one more worker, from another process or machine: claim, play and record its matches.
+
+    The worker hosts its own referee and starts its own copies of the league's bots (the
+    commands the league recorded, run from the folder it was run from, unless --bot gives
+    another), claims scheduled matches, and matches whose worker stopped renewing its lease
+    (killed, cut off: each is replayed from its seed), and exits once no match is left to claim
+    (0), saying what it played. Matches other workers are playing are theirs: unlike `league
+    resume`, nothing is taken back before its lease runs out. Every worker needs the same
+    ledger: a PostgreSQL URL for workers on several machines.
+    """
+    from ..league import settings_time_control, worker_name
+    from ..referee import TimeControl
+    check_seconds(lease, "--lease", above_zero=True)
+    check_seconds(start_timeout, "--start-timeout")
+    ledger = open_ledger(db)
+    info, bots = _league_bots(ledger, league_id, bot, concurrency)
+    c = info.counts
+    if info.done:
+        out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
+                  "nothing to claim", markup=False)
+        return
+    _register_bots(ledger, bots)
+    tc = settings_time_control(info.settings, TimeControl())
+    league_log = log_dir / time.strftime(f"league-{league_id}-work-%Y%m%d-%H%M%S")
+    make_log_dir(bots, league_log)
+    worker = worker_name()
+    err.print(f"league {league_id}: {info.game}, {c['finished']}/{info.total} matches recorded, {c['scheduled']} "
+              f"scheduled, {c['running']} being played; joining as worker {worker}; bot logs in {league_log}",
+              markup=False)
+
+    async def play(referee, ledger_, progress, stats, programs):
+        from ..league import work_league
+        return await work_league(referee, ledger_, league_id, concurrency, progress=progress, stats=stats,
+                                 start_timeout=start_timeout, programs=programs, lease=lease, worker=worker)
+
+    state: dict = {"league": league_id}
+    done = c["finished"] + c["failed"]
+    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, info.total, done, play, state, info.game)
+    played = ", ".join(str(m) for m in sorted(stats.matches)) or "none"
+    line = f"worker {worker} played {stats.played} matches of league {league_id} (match ids: {played})"
+    if stats.skipped:
+        line += f"; {stats.skipped} dropped (taken over by another worker, or recorded already)"
+    out.print(line, markup=False)
+    _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _recorded_command(league_id: int, name: str, command: str, workdir: str | None) -> str:
+    """A bot's command as its league recorded it, run from the folder the league was run from
+    (one line if that folder is gone or the program cannot run)."""
+    elsewhere = bool(workdir) and Path(workdir) != Path.cwd()
+    if elsewhere and not Path(workdir).is_dir():
+        raise CliError(f"league {league_id} ran its bots from {workdir}, which is gone; give --bot {name}=COMMAND")
+    try:
+        argv = procs.check_command(command, cwd=workdir)
+    except procs.BotStartError as e:
+        raise CliError(f"league {league_id} starts bot {name} with {command!r}, which cannot run: {e}; "
+                       f"give --bot {name}=COMMAND") from None
+    if not elsewhere:
+        return command
+    # run the recorded command from the recorded folder ("python" is this interpreter)
+    import shlex
+    return "sh -c " + shlex.quote(f"cd {shlex.quote(workdir)} && exec {shlex.join(argv)}")
+
+
+def _league_remote(server: str, spec, bots, log_dir: Path):
+    from cardarena.ratings import RatingRow
+    from cardarena.v1 import admin_pb2
+    from .. import wire
+    stub, md = admin_stub(server)
+    local = [n for n, c in bots if c]
+    req = admin_pb2.RunLeagueRequest(game=spec.game, bots=[n for n, c in bots if not c], local_bots=local,
+                                     seats=spec.seats, rounds=spec.rounds, seed=spec.seed,
+                                     concurrency=spec.concurrency, move_seconds=spec.move_seconds or 0,
+                                     options=wire.struct(spec.options), start_timeout=spec.start_timeout)
+    running = []
+    rows = []
+
+    def stop(signum, frame):
+        raise _Stopped(signum)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        if local:
+            procs.prepare_log_dir(log_dir)
+        for msg in rpc(stub.RunLeague, req, metadata=md):
+            if msg.session_tokens:
+                commands = dict(bots)
+                for st in msg.session_tokens:
+                    running.append(procs.start_bot(st.bot, commands[st.bot], server, st.token, log_dir))
+            if msg.error:
+                raise CliError(msg.error)
+            if msg.total:
+                err.print(f"league {msg.league_id}: {msg.done}/{msg.total}", end="\r")
+            if msg.ratings:
+                rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
+                                  r.mean_place) for r in msg.ratings]
+    except procs.BotStartError as e:
+        raise CliError(str(e)) from None
+    except _Stopped as e:
+        raise CliError(f"{e}; the bots it started are stopped", code=128 + e.signum) from None
+    except Exception as e:
+        import grpc
+        if isinstance(e, grpc.RpcError):
+            raise CliError(f"server: {e.details()}") from None
+        raise
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        procs.stop_all(running)
+    err.print()
+    _print_ratings(rows)
+
+
+@league_app.command("list")
+def league_list(db: DbOpt = "cardarena.db"):
+    """The leagues: game, schedule, bots, progress (finished/total, failed, interrupted), state."""
+    from cardarena.ratings.standings import text_table
+    rows = []
+    for lg in open_ledger(db).leagues():
+        s, c = lg.settings, lg.counts
+        kind = "balanced" if s.get("schedule") == "balanced" else f"round robin ×{s.get('rounds', 1)}"
+        if s.get("duplicate"):
+            kind += ", duplicate"
+        if lg.done:
+            state = "complete"
+        else:
+            state = f"open: {c['running']} running, {c['scheduled']} scheduled"
+        rows.append([str(lg.id), lg.game, kind, str(len(s.get("bots") or [])), str(s.get("seats", "")),
+                     f"{c['finished']}/{lg.total}", str(c["failed"]), state,
+                     lg.created_at.isoformat(timespec="seconds")])
+    if not rows:
+        out.print("(no leagues yet: `cardarena league run`)", markup=False)
+        return
+    out.print(text_table(["id", "game", "schedule", "bots", "seats", "finished", "failed", "state", "created"], rows,
+                         [True, False, False, True, True, True, True, False, False]), markup=False)
+
+
+@league_app.command("show")
+def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+                fmt: Annotated[str, typer.Option("--format", help="table or json")] = "table",
+                sets: Annotated[int, typer.Option("--sets", help="Duplicate sets to list one by one (0: all).")] = 20,
+                db: DbOpt = "cardarena.db"):
+    """A league: settings, progress, standings (points, places with 95% intervals, per-seat results),
+    head-to-head, and for a duplicate league the results per set."""
+    from cardarena.ratings import LedgerError, standings
+    from cardarena.ratings.standings import format_duplicate, format_head_to_head, format_seats, format_table
+    if fmt not in ("table", "json"):
+        raise typer.BadParameter("use table or json", param_hint="--format")
+    ledger = open_ledger(db)
+    try:
+        info = ledger.league(league_id)
+        results = ledger.league_results(league_id)
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+    s = info.settings
+    st = standings(results, s.get("bots"))
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"league": info.to_json(), "standings": st.to_json()}, ensure_ascii=False,
+                                    indent=1) + "\n")
+        return
+    c = info.counts
+    lines = [f"league {info.id}: {info.game}, {len(s.get('bots') or [])} bots, tables of {s.get('seats')}, "
+             f"{_schedule_line(s, info.total)}, seed {s.get('seed')}"]
+    if info.options:
+        lines.append("options: " + ", ".join(f"{k}={v!r}" for k, v in info.options.items()))
+    if "move_seconds" in s:
+        faults = s.get("max_faults")
+        lines.append(f"time: {s.get('move_seconds'):g} s per decision, bank {s.get('bank_seconds', 0):g} s, "
+                     + (f"forfeit after {faults} faults" if faults else "no forfeit for faults")
+                     + (f", away at most {s['grace_seconds']:g} s per match" if s.get("grace_seconds") is not None else "")
+                     + (f" and {s['max_reconnects']} reconnects" if s.get("max_reconnects") is not None else ""))
+    commands = s.get("commands") or {}
+    lines.append("bots: " + ", ".join(f"{b} ({commands.get(b) or 'connects itself'})" for b in s.get("bots") or []))
+    progress = f"progress: {c['finished']}/{info.total} finished, {c['failed']} failed, {c['running']} running, {c['scheduled']} scheduled"
+    if not info.done:
+        progress += f" (interrupted or in progress: `cardarena league resume {info.id}` goes on)"
+    lines.append(progress)
+    lines.append(f"created {info.created_at.isoformat(timespec='seconds')}")
+    out.print("\n".join(lines) + "\n", markup=False)
+    out.print("standings (points: 1 per seat placed below, ½ per shared place; mean place with its 95% interval):",
+              markup=False)
+    out.print(format_table(st), markup=False)
+    out.print("mean place by seat (matches):", markup=False)
+    out.print(format_seats(st), markup=False)
+    out.print("head-to-head (row bot placed above-below-level with column bot, in the matches where both sat):",
+              markup=False)
+    out.print(format_head_to_head(st), markup=False)
+    if st.sets:
+        out.print("duplicate sets (one deal in every seat rotation; a set ranks its bots by mean place once complete):",
+                  markup=False)
+        out.print(format_duplicate(st, max_sets=sets), markup=False)

@@ -1,0 +1,113 @@
+"""``cardarena match …``: list, show (play by play), export and verify recorded matches."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .app import CliError, DbOpt, match_app, out
+from .common import _count_bar, open_ledger
+
+
+@match_app.command("list")
+def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
+               league: Annotated[Optional[int], typer.Option("--league")] = None,
+               limit: Annotated[int, typer.Option("--limit")] = 50, db: DbOpt = "cardarena.db"):
+    """The latest matches: id, game, status, bots with places."""
+    for m in open_ledger(db).matches(league_id=league, game=game, limit=limit):
+        seats = "  ".join(f"{b}" + (f" #{p}" if p else "") for b, p in zip(m.bots, m.places))
+        print(f"{m.id}\t{m.game}\t{m.status}\t{seats}")
+
+
+def _load_match(db: str, match_id: int):
+    from cardarena.ratings import LedgerError
+    try:
+        return open_ledger(db).match(match_id)
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+
+
+@match_app.command("show")
+def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `cardarena match list`).")],
+               seat: Annotated[Optional[int], typer.Option("--seat", help="Show only what this seat saw.")] = None,
+               db: DbOpt = "cardarena.db"):
+    """A recorded match, play by play (omniscient, or as one seat saw it)."""
+    m = _load_match(db, match_id)
+    if seat is not None and not 0 <= seat < len(m.bots):
+        raise typer.BadParameter(f"match {match_id} has seats 0–{len(m.bots) - 1}", param_hint="--seat")
+    from ..replay import render_match
+    for line in render_match(m, seat):
+        out.print(line, markup=False)
+
+
+@match_app.command("export")
+def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db: DbOpt = "cardarena.db"):
+    """A recorded match as JSON: seats, seed, options, schedule place, steps, result, faults, rating
+    changes and the omniscient event log (each event with the seats that saw it; null: everyone)."""
+    m = _load_match(db, match_id)
+    sys.stdout.write(json.dumps(m.to_json(), ensure_ascii=False, indent=1) + "\n")
+
+
+@match_app.command("verify")
+def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match id; or give --league.")] = None,
+                 league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
+                 db: DbOpt = "cardarena.db"):
+    """Replay a recorded match from its seed and steps and check the recorded events and result."""
+    from cardarena.ratings import LedgerError
+    from ..league import LeagueError, verify_match
+    if (match_id is None) == (league is None):
+        raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
+    ledger = open_ledger(db)
+    if match_id is not None:
+        m = _load_match(db, match_id)
+        try:
+            problems = verify_match(m)
+        except LeagueError as e:
+            raise CliError(str(e)) from None
+        if problems:
+            for p in problems:
+                out.print(f"match {m.id}: {p}", markup=False)
+            raise CliError(f"match {m.id} does not verify: {len(problems)} difference{'s' if len(problems) > 1 else ''}")
+        out.print(f"match {m.id} verified: seed {m.seed} and its {len(m.steps)} steps replay the {len(m.events)} "
+                  f"recorded events and the result (places {' '.join(map(str, m.places))}) exactly", markup=False)
+        return
+    try:
+        ids = [m.id for m in ledger.league_matches(league, "finished")]
+    except LedgerError as e:
+        raise CliError(str(e)) from None
+    bad = 0
+    older: list[int] = []
+    bar, update = _count_bar(f"verifying league {league}")
+    with bar:
+        for k, mid in enumerate(ids):
+            problems = _replay(ledger.match(mid), older)
+            if problems:
+                bad += 1
+                for p in problems:
+                    out.print(f"match {mid}: {p}", markup=False)
+            update(k + 1, len(ids))
+    _say_older(older)
+    if bad:
+        raise CliError(f"league {league}: {bad} of {len(ids)} finished matches do not verify")
+    done = len(ids) - len(older)
+    out.print(f"league {league}: {'all ' if not older else ''}{done} finished matches verified (their seeds and steps "
+              "replay the recorded events and results exactly)", markup=False)
+
+
+def _replay(m, older: list[int]) -> list[str]:
+    """``verify_match``; a match recorded by another rules engine version is noted in ``older``."""
+    from ..league import NotReplayable, verify_match
+    try:
+        return verify_match(m)
+    except NotReplayable:
+        older.append(m.id)
+        return []
+
+
+def _say_older(older: list[int]) -> None:
+    if older:
+        shown = ", ".join(map(str, older[:10])) + (", …" if len(older) > 10 else "")
+        out.print(f"{len(older)} finished matches ({shown}) were recorded by another version of their game's "
+                  "rules engine and are not replayed (`match verify ID` says which)", markup=False)

@@ -1,0 +1,65 @@
+"""``cardarena ratings``: the rating table (of the ledger, or of a ``--server``), and ``ratings
+recompute``, which rebuilds it from the recorded matches."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from .app import DbOpt, ServerOpt, out, ratings_app
+from .common import _count_bar, admin_stub, check_game, open_ledger, rpc
+
+
+@ratings_app.callback(invoke_without_command=True)
+def ratings(ctx: typer.Context,
+            game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
+            fmt: Annotated[str, typer.Option("--format", help="table, json, csv or markdown")] = "table",
+            db: DbOpt = "cardarena.db", server: ServerOpt = None):
+    """The rating table: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place.
+
+    `cardarena ratings recompute` rebuilds it from the recorded matches.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from cardarena.ratings import RatingRow, format_ratings
+    if fmt not in ("table", "json", "csv", "markdown"):
+        raise typer.BadParameter("use table, json, csv or markdown", param_hint="--format")
+    if game:
+        check_game(game)
+    if server:
+        from cardarena.v1 import admin_pb2
+        stub, md = admin_stub(server)
+        reply = rpc(stub.Ratings, admin_pb2.RatingsRequest(game=game or ""), metadata=md)
+        rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
+                          r.mean_place) for r in reply.rows]
+    else:
+        rows = open_ledger(db).ratings(game)
+    text = format_ratings(rows, fmt)
+    if fmt == "table":
+        out.print(text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+@ratings_app.command("recompute")
+def ratings_recompute(game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
+                      db: DbOpt = "cardarena.db"):
+    """Rebuild the ratings and their history from the recorded matches, in recording order."""
+    if game:
+        check_game(game)
+    ledger = open_ledger(db)
+    before = {(r.game, r.bot): (r.mu, r.sigma, r.matches) for r in ledger.ratings(game)}
+    t = time.perf_counter()
+    bar, update = _count_bar("replaying the matches")
+    with bar:
+        replayed = ledger.recompute(game, progress=update)
+    after = {(r.game, r.bot): (r.mu, r.sigma, r.matches) for r in ledger.ratings(game)}
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    scope = f"{game}" if game else "every game"
+    verdict = ("the stored ratings were already exact" if not changed else
+               f"{len(changed)} rating{'s' if len(changed) > 1 else ''} changed: "
+               + ", ".join(f"{b} in {g}" for g, b in changed[:10]) + (" …" if len(changed) > 10 else ""))
+    out.print(f"ratings of {scope} recomputed from {replayed} matches in {time.perf_counter() - t:.1f} s; {verdict}",
+              markup=False)

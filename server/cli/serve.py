@@ -1,0 +1,137 @@
+"""``cardarena serve``: the referee, the admin service, health and reflection, the ladders and
+the web pages, in one event loop until a signal."""
+from __future__ import annotations
+
+import asyncio
+import secrets
+import signal
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import CliError, DbOpt, GraceOpt, MaxFaultsOpt, WebAddressOpt, app, err
+from .common import (
+    _web_socket, check_address, check_seconds, check_time_control, ledger_auth, open_ledger, read_admin_token,
+)
+
+
+@app.command()
+def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to listen on.")] = "127.0.0.1:50051",
+          db: DbOpt = "cardarena.db",
+          admin_token_file: Annotated[Optional[Path], typer.Option(
+              "--admin-token-file", help="A file holding the Admin service's token. Default: the token in "
+                                         "CARDARENA_ADMIN_TOKEN; with neither, one is made and printed once.")] = None,
+          admin_token: Annotated[Optional[str], typer.Option(
+              "--admin-token", help="The Admin service's token itself; other users of the machine can read a "
+                                    "command line, so this prints a warning: prefer the file or the variable.")] = None,
+          move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
+          max_faults: MaxFaultsOpt = 3,
+          grace: GraceOpt = 10.0,
+          tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate: serve over TLS.")] = None,
+          tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
+          web_address: WebAddressOpt = None,
+          no_web: Annotated[bool, typer.Option("--no-web", help="Serve no pages (only gRPC).")] = False,
+          web_private: Annotated[bool, typer.Option(
+              "--web-private", help="Every page and API answer needs the admin token: an Authorization: Bearer "
+                                    "header, or the cookie the sign-in page sets.")] = False,
+          ladder: Annotated[Optional[list[str]], typer.Option(
+              "--ladder", help="GAME[:SEATS]: keep rated matches of GAME going among the connected bots that "
+                               "play it (repeat for several ladders).")] = None,
+          max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches a bot plays at once at "
+                                                                         "most (its Hello may ask fewer).")] = 2,
+          bench_seconds: Annotated[float, typer.Option("--bench-seconds", help="How long the quarantine rule "
+                                                                               "benches a bot.")] = 600.0,
+          bench_window: Annotated[int, typer.Option("--bench-window", help="The quarantine rule judges a bot's "
+                                                                             "last N ladder matches.")] = 10,
+          bench_forfeits: Annotated[int, typer.Option("--bench-forfeits", help="Forfeits in that window that "
+                                                                                 "bench a bot.")] = 3,
+          drain: Annotated[float, typer.Option("--drain", help="Seconds running ladder matches get to finish at "
+                                                               "shutdown; the rest are marked unplayed.")] = 30.0):
+    """Host the referee and admin services, the ladders, and the web pages beside them, until interrupted.
+
+    The pages and JSON API (default http://127.0.0.1:8080/) run in the referee's own event loop,
+    so the matches running now can be watched as a spectator sees them. With --ladder the server
+    is an arena: registered bots that connect play rated matches among themselves (see the
+    README's "The arena" for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
+    no new match starts, running ones get --drain seconds to finish."""
+    from ..referee import Referee, TimeControl
+    from ..service import start_server
+    check_address(address, "--address")
+    check_time_control(move_time, 0.0, max_faults, grace)
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
+    if no_web and (web_address is not None or web_private):
+        raise typer.BadParameter("--no-web serves no pages: drop --web-address / --web-private", param_hint="--no-web")
+    from ..ladder import LadderError, LadderSpec, QuarantineRule
+    try:
+        ladders = [LadderSpec.parse(text) for text in ladder or ()]
+    except LadderError as e:
+        raise typer.BadParameter(str(e), param_hint="--ladder") from None
+    if len({spec.game for spec in ladders}) != len(ladders):
+        raise typer.BadParameter("one ladder per game", param_hint="--ladder")
+    if max_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-matches")
+    check_seconds(bench_seconds, "--bench-seconds")
+    if bench_window < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--bench-window")
+    if not 1 <= bench_forfeits <= bench_window:
+        raise typer.BadParameter(f"must be from 1 to --bench-window ({bench_window})", param_hint="--bench-forfeits")
+    check_seconds(drain, "--drain")
+    admin_token = read_admin_token(admin_token, admin_token_file)
+    web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
+    tls = None
+    if tls_cert and tls_key:
+        try:
+            tls = (tls_cert.read_bytes(), tls_key.read_bytes())
+        except OSError as e:
+            raise CliError(f"cannot read TLS files: {e}") from None
+    ledger = open_ledger(db)
+    if not admin_token:
+        admin_token = secrets.token_urlsafe(32)
+        err.print("admin token (shown once; set CARDARENA_ADMIN_TOKEN to it for --server commands):")
+        print(admin_token, flush=True)
+
+    async def main():
+        stop = asyncio.Event()  # the handlers come first: a signal right after the first line is ours
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time, max_faults=max_faults,
+                                                           grace_seconds=grace))
+        arena = None
+        if ladders:
+            from ..ladder import Arena
+            arena = Arena(referee, ledger, ladders, max_per_bot=max_matches,
+                          rule=QuarantineRule(window=bench_window, max_forfeits=bench_forfeits,
+                                              bench_seconds=bench_seconds), drain_seconds=drain)
+        try:
+            hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls,
+                                        arena=arena)
+        except (RuntimeError, OSError) as e:
+            raise CliError(f"cannot listen on {address}: {e}") from None
+        host = address.rsplit(":", 1)[0]
+        err.print(f"cardarena referee listening on {host}:{hosted.port} ({'TLS' if tls else 'plaintext'}); Ctrl-C stops")
+        web = None
+        if web_sock is not None:
+            from ..web import host as web_host
+            from ..web.app import create_app
+            web = await web_host.start(create_app(ledger, referee, admin_token if web_private else None,
+                                                  arena=arena), web_sock)
+            err.print(f"cardarena web: {web.url}" + (" (private: sign in with the admin token)" if web_private else ""),
+                      markup=False)
+        if arena is not None:
+            arena.start()
+            err.print("ladders: " + ", ".join(f"{s.game} (tables of {s.seats})" for s in ladders)
+                      + f"; at most {max_matches} matches a bot at once", markup=False)
+        await stop.wait()
+        if arena is not None:
+            running = len(arena.tasks)
+            if running:
+                err.print(f"stopping: {running} ladder matches may take up to {drain:g} s to finish", markup=False)
+            await arena.stop()
+        if web is not None:
+            await web.stop()
+        await hosted.stop(2)
+
+    asyncio.run(main())
