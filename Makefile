@@ -17,6 +17,21 @@ setup: $(BIN)/cardarena
 proto: setup
 	$(BIN)/python proto/generate.py
 
+# Another language's code from proto/, into proto/gen/LANG (ignored by git): proto/buf.gen.yaml's
+# plugins for LANG, run by buf (managed mode; which package gives each plugin is said there).
+.PHONY: proto-go proto-java proto-csharp proto-rust proto-ts
+proto-go proto-java proto-csharp proto-rust: proto-%: $(BIN)/buf
+	$(BIN)/python proto/generate.py --lang $*
+
+proto-ts: $(BIN)/buf proto/gen/ts-plugin/node_modules/.bin/protoc-gen-ts_proto
+	$(BIN)/python proto/generate.py --lang ts
+
+proto/gen/ts-plugin/node_modules/.bin/protoc-gen-ts_proto:
+	npm install --prefix proto/gen/ts-plugin --no-audit --no-fund --loglevel=error ts-proto@2
+
+$(BIN)/buf: | $(BIN)/cardarena
+	$(BIN)/pip install -q buf-bin
+
 # Record proto/ as the published contract (tests/test_proto.py holds every later change to it).
 proto-publish: setup
 	$(BIN)/pip install -q buf-bin
@@ -49,11 +64,14 @@ clean:
 	rm -rf $(VENV) proto/gen build *.egg-info
 
 # The example bots in other languages: the Node.js helper's packages (clients/node, from its
-# package-lock.json) and the C++ bot (examples/cpp/build/random_bot; needs Debian's
-# libgrpc++-dev, protobuf-compiler-grpc and pkg-config).
+# package-lock.json), the C++ bot (examples/cpp/build/random_bot; needs Debian's
+# libgrpc++-dev, protobuf-compiler-grpc and pkg-config) and the Go bot (examples/go/build/random_bot;
+# needs Debian's golang-go golang-google-grpc-dev golang-google-protobuf-dev
+# golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler).
 .PHONY: examples
 examples: clients/node/node_modules/.package-lock.json
 	@$(MAKE) -s -j2 -C examples/cpp
+	@$(MAKE) -s -C examples/go
 
 clients/node/node_modules/.package-lock.json: clients/node/package.json clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error

@@ -1,10 +1,11 @@
-"""Bots in any language: Python, Node.js, C++ and a bash bot behind the stdin/stdout bridge sit at
-the same tables of real leagues (the real CLI, real bot processes, a temp SQLite ledger); the
-Node.js helper hands its bot the same JSON as the Python SDK; and the bridge's own conduct: its
-JSON lines, a bad answer faulted, a crashing bot program.
+"""Bots in any language: Python, Node.js, C++, Go and a bash bot behind the stdin/stdout bridge sit
+at the same tables of real leagues (the real CLI, real bot processes, the test's ledger); the
+Go bot's heuristic passes its own tests (`go test`); the Node.js helper hands its bot the same
+JSON as the Python SDK; and the bridge's own conduct: its JSON lines, a bad answer faulted, a
+crashing bot program.
 
-The Node.js and C++ bots need their builds (`make examples`, which .ci/run does): without them
-the league tests skip, except under CI (the variable CI set), where they must run.
+The Node.js, C++ and Go bots need their builds (`make examples`, which .ci/run does): without
+them the league tests skip, except under CI (the variable CI set), where they must run.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 
@@ -23,6 +25,7 @@ from cardarena.server import bridge as bridge_mod
 
 NODE_BOT = ROOT / "examples" / "node" / "random_bot.js"
 CPP_BOT = ROOT / "examples" / "cpp" / "build" / "random_bot"
+GO_BOT = ROOT / "examples" / "go" / "build" / "random_bot"
 SH_BOT = ROOT / "examples" / "bridge" / "random_bot.sh"
 
 
@@ -34,22 +37,29 @@ def missing_tools() -> list[str]:
         missing.append("clients/node/node_modules (npm install in clients/node)")
     if not os.access(CPP_BOT, os.X_OK):
         missing.append("examples/cpp/build/random_bot (make -C examples/cpp)")
+    if not os.access(GO_BOT, os.X_OK):
+        missing.append("examples/go/build/random_bot (make -C examples/go)")
     if shutil.which("jq") is None or shutil.which("bash") is None:
         missing.append("bash and jq")
     return missing
 
 
-@pytest.fixture
-def language_bots():
-    missing = missing_tools()
+def require(missing: list[str]) -> None:
+    """Skip without the example bots' tools, except under CI, which must have them all."""
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"CI must build every example bot (make examples); missing: {', '.join(missing)}")
         pytest.skip(f"not built here: {', '.join(missing)} (run `make examples`)")
+
+
+@pytest.fixture
+def language_bots():
+    require(missing_tools())
     return {
         "py": example("random_bot.py"),
         "node": f"node {NODE_BOT}",
         "cpp": str(CPP_BOT),
+        "go": str(GO_BOT),
         "sh": f"python -m cardarena.server.cli bridge -- bash {SH_BOT}",
     }
 
@@ -57,22 +67,24 @@ def language_bots():
 @pytest.mark.parametrize(("game", "options"), [
     ("sixth-card", []), ("scout", []), ("unsorted", []), ("three-thirteen", ["--option", "rounds=2"]),
 ], ids=["sixth-card", "scout", "unsorted", "three-thirteen"])
-def test_python_node_cpp_and_bridge_bots_play_a_league_together(workdir, language_bots, game, options):
-    db = workdir / "languages.db"
+def test_python_node_cpp_go_and_bridge_bots_play_a_league_together(workdir, ledger_url, language_bots, game,
+                                                                    options):
+    db = ledger_url("languages")
+    seats = len(language_bots)
     args = [a for name, cmd in language_bots.items() for a in ("--bot", f"{name}={cmd}")]
-    r = cardarena("league", "run", "--game", game, *args, *options, "--seats", "4", "--rounds", "1", "--seed", "11",
-                  "--move-time", "5", "--db", str(db), "--log-dir", str(workdir / "logs"), cwd=workdir,
+    r = cardarena("league", "run", "--game", game, *args, *options, "--seats", str(seats), "--rounds", "1",
+                  "--seed", "11", "--move-time", "5", "--db", db, "--log-dir", str(workdir / "logs"), cwd=workdir,
                   timeout=180)
     logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}"
                      for p in sorted((workdir / "logs").glob("*/*.log")))
     assert r.returncode == 0, r.stderr + logs
-    assert "finished: 4 matches" in r.stdout
+    assert f"finished: {seats} matches" in r.stdout
 
-    led = Ledger(str(db))
+    led = Ledger(db)
     (league,) = led.leagues()
-    assert league.game == game and league.counts["finished"] == 4
+    assert league.game == game and league.counts["finished"] == seats
     matches = led.league_matches(league.id)
-    assert len(matches) == 4
+    assert len(matches) == seats
     for m in matches:
         d = led.match(m.id)
         assert d.status == "finished"
@@ -81,10 +93,21 @@ def test_python_node_cpp_and_bridge_bots_play_a_league_together(workdir, languag
         assert not any(d.forfeited)
         assert all(p is not None for p in d.places)
         assert d.steps
-    # the four seat rotations: every bot sat in every seat once
-    assert {led.match(m.id).bots.index("sh") for m in matches} == {0, 1, 2, 3}
+    # the seat rotations: every bot sat in every seat once
+    assert {led.match(m.id).bots.index("sh") for m in matches} == set(range(seats))
+    assert {led.match(m.id).bots.index("go") for m in matches} == set(range(seats))
     rows = {row.bot: row for row in led.ratings(game)}
-    assert set(rows) == set(language_bots) and all(row.matches == 4 for row in rows.values())
+    assert set(rows) == set(language_bots) and all(row.matches == seats for row in rows.values())
+
+
+def test_go_bots_heuristic(workdir):
+    """examples/go's own tests: the ladder (C2), the card choice on the rules text's example
+    (C6, C8, C9) and the row choice (C14's order), run by `go test` through its Makefile."""
+    require([] if shutil.which("go") else ["go (apt-get install golang-go and the packages of examples/go/Makefile)"])
+    r = subprocess.run(["make", "-s", "-C", str(ROOT / "examples" / "go"), "test"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("ok"), r.stdout
 
 
 NODE_DUMP = """
