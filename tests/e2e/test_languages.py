@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from e2ekit import ROOT, cardarena, example
@@ -254,3 +255,23 @@ def test_bridge_lines_bad_answer_fault_and_crash(tmp_path):
     assert code == 7, err
     assert "crashing on purpose" in err and "exited with code 7" in err
     assert all(second.forfeited), "the seats of a crashed bot program are played out by default"
+
+
+def test_make_proto_go_gives_the_package_the_go_bot_imports(tmp_path):
+    """`make proto-go` (proto/generate.py --lang go) runs buf with proto/buf.gen.yaml's Go plugins
+    only (the other languages' plugins are not installed everywhere) and writes a GOPATH in which
+    the Go bot builds: the import path cardarena/gen/go/cardarena/v1 from managed mode, with
+    no go_package in the published protos."""
+    buf = Path(sys.executable).parent / "buf"
+    require([name for name, found in (("go", shutil.which("go")), ("buf (pip install buf-bin)", buf.exists()),
+                                      ("protoc-gen-go-grpc", shutil.which("protoc-gen-go-grpc"))) if not found])
+    r = subprocess.run([sys.executable, str(ROOT / "proto" / "generate.py"), "--lang", "go"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    gopath = ROOT / "proto" / "gen" / "go"
+    assert (gopath / "src" / "cardarena" / "gen" / "go" / "cardarena" / "v1" / "referee_grpc.pb.go").is_file()
+    env = {**os.environ, "GO111MODULE": "off", "GOFLAGS": "", "GOPATH": f"{gopath}:/usr/share/gocode"}
+    r = subprocess.run(["go", "build", "-o", str(tmp_path / "bot"), "."], cwd=ROOT / "examples" / "go", env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert os.access(tmp_path / "bot", os.X_OK)
