@@ -165,6 +165,11 @@ _SUMMARIES = (select(*BotSummary.__table__.c).where(BotSummary.__table__.c.bot_i
               .order_by(BotSummary.__table__.c.game))
 _DURATIONS = (select(_match.duration_s).join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
               .where(_seat.bot_id == bindparam("bot_id"), _match.status == FINISHED))
+#: The seats of listed matches (``Ledger._infos``): by ids (expanding ``ids``), or with a filter added.
+_LISTED_SEATS_OF = (select(_seat.match_id, _seat.seat, _bot.name, _seat.score, _seat.place)
+                    .join_from(Seat.__table__, Bot.__table__, _bot.id == _seat.bot_id)
+                    .order_by(_seat.match_id, _seat.seat))
+_LISTED_SEATS = _LISTED_SEATS_OF.where(_seat.match_id.in_(bindparam("ids", expanding=True)))
 _HISTORY_INSERT = insert(RatingHistory.__table__)
 _LOG_INSERT = insert(MatchLog.__table__)
 
@@ -1032,35 +1037,30 @@ class Ledger:
         Two queries whatever the limit (the matches, then their seats); a bot's matches come
         from its seats' index (``seat (bot_id, match_id)``), newest first, so a page of them
         costs the same in a ledger of any size."""
+        if status is not None:
+            status = _status(status)
+        if kind is not None and kind not in KINDS:
+            raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
+        q = _matches_statement(league_id is not None, game is not None, status is not None, kind is not None,
+                               bot is not None, limit is not None)
         with self._read() as session:
-            q = select(*_LISTED)
-            if league_id is not None:
-                q = q.where(Match.league_id == league_id)
-            if game is not None:
-                q = q.where(Match.game == game)
-            if status is not None:
-                q = q.where(Match.status == _status(status))
-            if kind is not None:
-                if kind not in KINDS:
-                    raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
-                q = q.where(Match.kind == kind)
+            conn = session.connection()
+            params = {"league_id": league_id, "game": game, "status": status, "kind": kind, "limit": limit}
             if bot is not None:
-                bot_id = self._bot_id(session, bot)
-                q = q.where(Match.id.in_(select(Seat.match_id).where(Seat.bot_id == bot_id)))
-            q = q.order_by(Match.id.desc())
-            if limit is not None:
-                q = q.limit(limit)
-            rows = session.execute(q).all()
-            return self._infos(session, rows, Seat.match_id.in_([m.id for m in rows]))
+                params["bot_id"] = self._bot_id(session, bot)
+            rows = conn.execute(q, params).all()
+            return self._infos(session, rows)
 
     @staticmethod
-    def _infos(session: Session, rows: Sequence, seat_filter) -> list[MatchInfo]:
+    def _infos(session: Session, rows: Sequence, seat_filter=None) -> list[MatchInfo]:
         """MatchInfo for these matches (rows of :data:`_LISTED`); ``seat_filter`` selects (at
-        least) their seats."""
+        least) their seats (without one: the seats of these rows, by their ids)."""
         seats: dict[int, list] = defaultdict(list)
-        q = (select(Seat.match_id, Seat.seat, Bot.name, Seat.score, Seat.place)
-             .join(Bot, Bot.id == Seat.bot_id).where(seat_filter).order_by(Seat.match_id, Seat.seat))
-        for match_id, _seat, name, score, place in session.execute(q):
+        if seat_filter is None:
+            found = session.connection().execute(_LISTED_SEATS, {"ids": [m.id for m in rows]})
+        else:
+            found = session.connection().execute(_LISTED_SEATS_OF.where(seat_filter))
+        for match_id, _seat_no, name, score, place in found:
             seats[match_id].append((name, score, place))
         return [MatchInfo(id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
                           bots=[s[0] for s in seats[m.id]], scores=[s[1] for s in seats[m.id]],
@@ -1338,6 +1338,21 @@ def _seats_statement(sqlite: bool):
     return (select(_match.game, _seat.seat, _seat.faults, _seat.forfeited, _match.duration_s, *cut)
             .join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
             .where(_seat.bot_id == bindparam("bot_id"), _match.status == FINISHED))
+
+
+@functools.cache
+def _matches_statement(league: bool, game: bool, status: bool, kind: bool, bot: bool, limited: bool):
+    """``Ledger.matches``'s statement, built once for each set of filters (parameters
+    ``league_id``, ``game``, ``status``, ``kind``, ``bot_id``, ``limit``): newest first; a bot's
+    matches through its seats' index."""
+    q = select(*_LISTED)
+    for used, column in ((league, "league_id"), (game, "game"), (status, "status"), (kind, "kind")):
+        if used:
+            q = q.where(_match[column] == bindparam(column))
+    if bot:
+        q = q.where(_match.id.in_(select(_seat.match_id).where(_seat.bot_id == bindparam("bot_id"))))
+    q = q.order_by(_match.id.desc())
+    return q.limit(bindparam("limit", type_=Integer)) if limited else q
 
 
 @functools.cache

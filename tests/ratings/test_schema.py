@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from cardarena.ratings import Ledger, LedgerVersionError
+from cardarena.ratings.ledger import database_url
 from cardarena.ratings.schema import HEAD, MIGRATIONS, _config
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "ledger-0.1.0.db"
@@ -63,6 +64,9 @@ def test_a_first_release_ledger_is_refused_until_upgraded_and_keeps_everything(t
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT version_num FROM alembic_version").fetchall() == [(HEAD,)]
         assert "ix_match_kind" in {r[1] for r in c.execute('PRAGMA index_list("match")')}
+        finished_seats = c.execute("SELECT count(*) FROM seat JOIN match ON match.id = seat.match_id "
+                                   "WHERE match.status = 'finished'").fetchone()[0]
+        assert c.execute("SELECT sum(seats) FROM bot_summary").fetchone()[0] == finished_seats > 0  # 0004 filled it
     r = cardarena("ledger", "upgrade", "--db", str(db), cwd=tmp_path)
     assert r.returncode == 0 and "already: nothing to do" in r.stdout
     r = cardarena("ratings", "recompute", "--db", str(db), cwd=tmp_path)
@@ -121,6 +125,41 @@ def test_the_migrations_run_on_postgresql(postgres_url, tmp_path):
     assert [m.kind for m in again.matches(limit=None)] == ["match", "match"]
     assert again.check() == []
     engine.dispose()
+
+
+@pytest.fixture(params=["file", "postgres"])
+def where(request, tmp_path):
+    return request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "ledger.db")
+
+
+def test_upgrading_a_0003_ledger_fills_the_bots_summaries_from_its_matches(where, tmp_path):
+    """0004 creates ``bot_summary`` and fills it with what record_match would have kept."""
+    from alembic import command
+    led = Ledger(where)
+    for b in ("a", "b", "c"):
+        led.add_bot(b)
+    for seed, faults in ((1, [0, 1, 0]), (2, [0, 0, 2])):
+        m = led.create_match("sixth-card", seed, {}, ["a", "b", "c"])
+        led.record_match(m, scores=[3, 2, 1], places=[1, 2, 3], faults=faults, forfeited=[False] * 3,
+                         steps=[], events=[], result_details={
+                             "latency": [{"4": 2}, {"6": 1}, None],
+                             "faults": [{"seat": s, "step": 0, "kind": "timeout"} for s in range(3) if faults[s]]})
+    with led.engine.connect() as conn:
+        kept = sorted(tuple(r) for r in conn.execute(text("SELECT * FROM bot_summary")))
+    led.close()
+    engine = create_engine(database_url(where))
+    with engine.begin() as conn:
+        command.downgrade(_config(conn), "0003")
+    with engine.connect() as conn:
+        assert "bot_summary" not in inspect(conn).get_table_names()
+    with pytest.raises(LedgerVersionError, match="schema version 0003"):
+        Ledger(where)
+    r = cardarena("ledger", "upgrade", "--db", where, cwd=tmp_path)
+    assert r.returncode == 0 and "upgraded from schema version 0003" in r.stdout, r.stdout + r.stderr
+    with engine.connect() as conn:
+        assert sorted(tuple(r) for r in conn.execute(text("SELECT * FROM bot_summary"))) == kept
+    engine.dispose()
+    assert len(kept) == 3 and Ledger(where).check() == []
 
 
 def test_every_migration_file_is_in_the_chain():

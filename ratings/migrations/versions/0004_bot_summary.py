@@ -22,13 +22,15 @@ def upgrade() -> None:
     from cardarena.ratings import summary
     bind = op.get_bind()
     if "bot_summary" not in sa.inspect(bind).get_table_names():
-        counts = [sa.Column(name, sa.Integer(), nullable=False) for name in summary.COUNTS]
-        op.create_table("bot_summary",
+        def count(name):
+            return sa.Column(name, sa.Integer(), nullable=False)
+        op.create_table("bot_summary",  # the columns in the order of models.BotSummary
                         sa.Column("bot_id", sa.Integer(), sa.ForeignKey("bot.id"), primary_key=True),
                         sa.Column("game", sa.String(), primary_key=True),
-                        *counts,
+                        *map(count, ("seats", "wins", "place_sum", "faults", "forfeits")),
                         sa.Column("fault_kinds", sa.JSON(), nullable=False),
-                        sa.Column("latency", sa.JSON(), nullable=False))
+                        sa.Column("latency", sa.JSON(), nullable=False),
+                        count("latency_seats"))
     summary.rebuild(bind)
 
 
