@@ -54,16 +54,21 @@ bots; ``bench/web.py`` measures it). Every answer is a bounded number of indexed
 per row: a rating table is paged like Kaggle's and lichess's (``limit``, ``offset``; the pages
 show 50 rows a page, ``?page=``); a rating history is a line of at most :data:`LINE_POINTS`
 points (:data:`SPARK_POINTS` on the leaderboard), thinned in SQL (``Ledger.rating_lines``); a
-bot's conduct and latency read one row per seat it held (its seat's histogram cut out of the
-match's details by the database). Kept in memory, never stale: the rating tables of every game
-(as JSON rows), while the ledger's fingerprint (``Ledger.version``: the last recorded match and
-rating-history row) stays the same, checked with one query per request, so another process
-recording matches into the ledger is seen at the next request; and each bot's rating line in a
-game while its number of rated matches there stays the same (:func:`lines`, the least recently
-used dropped past :data:`LINES_KEPT`). Nothing else is cached: a bot's page, a match's answer
-are read afresh each time (a bot's recent matches change status without a new rating). Answers
-are encoded straight to JSON (``JSONResponse``), not through FastAPI's per-field encoder, which
-would take most of a long match's time.
+bot's conduct and latency are its summary rows, one per game (``Ledger.bot_summaries``: the
+ledger's ``bot_summary``, derived from its finished seats and kept by ``record_match``,
+:mod:`cardarena.ratings.summary`), never its matches' details; a bot's state reads its own row
+only. Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
+ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row) stays
+the same, checked with one query per request, so another process recording matches into the
+ledger is seen at the next request; each bot's rating line in a game while its number of rated
+matches there stays the same (:func:`lines`, the least recently used dropped past
+:data:`LINES_KEPT`); and a *finished* match's encoded answer and page (:func:`keep_answer`, by
+match id, the least recently used dropped past :data:`ANSWERS_KEPT` bytes): a finished match
+never changes (``recompute`` gives its rating changes the same numbers again); a match not yet
+finished is never kept. Nothing else is cached: a bot's page is read afresh each time (its
+recent matches change status without a new rating). Answers are encoded straight to JSON
+(``JSONResponse``), not through FastAPI's per-field encoder, which would take most of a long
+match's time.
 """
 from __future__ import annotations
 
@@ -76,7 +81,7 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from cardarena.ratings import LedgerError, standings
@@ -172,6 +177,34 @@ def lines(ledger, wanted: Sequence[tuple[str, str, int]], points: int) -> dict[t
             while len(cache) > LINES_KEPT:
                 cache.popitem(last=False)
     return out
+
+
+#: per ledger: (what, match id) → a finished match's encoded answer, least recently used first
+_answers: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
+_answers_lock = threading.Lock()
+ANSWERS_KEPT = 64 * 2 ** 20  # bytes of finished matches' answers kept per ledger, the oldest used dropped
+
+
+def kept_answer(ledger, key: tuple) -> bytes | None:
+    """A finished match's answer encoded before (``key``: what it is, the match's id), or None."""
+    with _answers_lock:
+        cache = _answers.get(ledger)
+        body = None if cache is None else cache.get(key)
+        if body is not None:
+            cache.move_to_end(key)
+        return body
+
+
+def keep_answer(ledger, key: tuple, body: bytes) -> None:
+    """Keep a finished match's encoded answer (module docstring, Speed): a finished match never
+    changes, so it is never stale; an unfinished one must never be kept."""
+    with _answers_lock:
+        cache = _answers.setdefault(ledger, OrderedDict())
+        cache[key] = body
+        cache.move_to_end(key)
+        size = sum(map(len, cache.values()))
+        while size > ANSWERS_KEPT and len(cache) > 1:
+            size -= len(cache.popitem(last=False)[1])
 
 
 def answer(content: Any) -> JSONResponse:
@@ -419,4 +452,11 @@ async def api_ladders(request: Request) -> list[dict]:
 @router.get("/matches/{match_id}")
 def api_match(match_id: MatchId, ledger: Ledger) -> dict:
     """A match: seats, result, faults, rating changes, play-by-play, steps and event log."""
-    return answer(match_detail(ledger, match_id))
+    body = kept_answer(ledger, ("api", match_id))
+    if body is not None:
+        return Response(body, media_type="application/json")
+    d = match_detail(ledger, match_id)
+    found = answer(d)
+    if d["status"] == FINISHED:
+        keep_answer(ledger, ("api", match_id), found.body)
+    return found

@@ -31,7 +31,8 @@ so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``
 leaderboard page past the last. Cards in the text are drawn with their suits in colour
 (``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart). Charts are bounded: a leaderboard line has
 at most ``api.SPARK_POINTS`` points, a bot's chart ``api.LINE_POINTS`` per game (the API's
-module docstring says how they are thinned and what is cached). A bot's state is the API's
+module docstring says how they are thinned and what is cached: a finished match's page is kept
+as drawn, like its API answer). A bot's state is the API's
 (``api.states``): what the referee and the arena hold is read on the event loop, so those
 routes are ``async`` and do their ledger reading and rendering in the thread pool.
 """
@@ -45,7 +46,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
-from cardarena.ratings.models import KINDS
+from cardarena.ratings.models import FINISHED, KINDS
 
 from . import api, charts, live
 from .app import ledger_of, templates
@@ -60,20 +61,19 @@ POLL = 3  # seconds between two fetches of a followed leaderboard (board.js)
 PageNo = Annotated[int, Query(alias="page", ge=1, le=api.ID_MAX)]
 
 
+def _card_span(m: re.Match) -> str:
+    colour = "joker" if m.group(2) is None else "red" if m.group(2) in RED else "black"
+    return f'<span class="card {colour}">{m.group(0)}</span>'
+
+
 def cards(text) -> Markup:
     """Text with every card wrapped in a span coloured by its suit (the rest escaped).
 
-    A card is only digits, letters and a suit sign (:data:`CARD`), markup-safe as it is, so the
-    spans are plain strings: a long play-by-play has thousands of cards."""
-    out, last = [], 0
-    text = str(text)
-    for m in CARD.finditer(text):
-        out.append(str(escape(text[last:m.start()])))
-        colour = "joker" if m.group(2) is None else "red" if m.group(2) in RED else "black"
-        out.append(f'<span class="card {colour}">{m.group(0)}</span>')
-        last = m.end()
-    out.append(str(escape(text[last:])))
-    return Markup("".join(out))
+    The text is escaped first, in one call, then its cards wrapped: escaping neither makes nor
+    unmakes a card (an entity is ``&…;``, no letter or digit next to a card changes), and a card
+    is only digits, letters and a suit sign (:data:`CARD`), markup-safe as it is. A long
+    play-by-play has thousands of cards."""
+    return Markup(CARD.sub(_card_span, str(escape(str(text)))))
 
 
 def num(value, digits: int = 2) -> str:
@@ -183,6 +183,13 @@ def matches(request: Request, game: str | None = None, bot: str | None = None, l
 async def match(request: Request, match_id: api.MatchId):
     live_now = getattr(request.app.state, "live", None)
     watchable = live_now is not None and str(match_id) in live_now.runs  # on the loop
-    m = await run_in_threadpool(api.match_detail, ledger_of(request), match_id)
-    return await rendered(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]},
-                          watchable=watchable)
+    ledger = ledger_of(request)
+    body = api.kept_answer(ledger, ("page", match_id))
+    if body is not None:  # a finished match's page, drawn before (api.keep_answer)
+        return HTMLResponse(body)
+    m = await run_in_threadpool(api.match_detail, ledger, match_id)
+    found = await rendered(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]},
+                           watchable=watchable)
+    if m["status"] == FINISHED:
+        api.keep_answer(ledger, ("page", match_id), found.body)
+    return found
