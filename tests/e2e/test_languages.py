@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -255,6 +256,27 @@ def test_bridge_lines_bad_answer_fault_and_crash(tmp_path):
     assert code == 7, err
     assert "crashing on purpose" in err and "exited with code 7" in err
     assert all(second.forfeited), "the seats of a crashed bot program are played out by default"
+
+
+def test_the_guides_go_bot_builds_and_plays_as_the_guide_says(tmp_path):
+    """clients/README.md, "Go": the whole bot it shows, saved as mybot/main.go of a clone, built
+    and played by the guide's own commands (after `make -C examples/go`, as the guide says)."""
+    require([] if os.access(GO_BOT, os.X_OK) else ["examples/go/build/random_bot (make -C examples/go)"])
+    go_section = (ROOT / "clients" / "README.md").read_text(encoding="utf-8").split("\n## Go\n", 1)[1]
+    go_section = go_section.split("\n## ", 1)[0]
+    source, = re.findall(r"```go\n(.*?)```", go_section, re.S)
+    commands = re.findall(r"```sh\n(.*?)```", go_section, re.S)[-1]
+    assert "go build" in commands and "cardarena play" in commands
+    (tmp_path / "examples").symlink_to(ROOT / "examples")  # the clone: examples/ beside mybot/
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "main.go").write_text(source, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    r = subprocess.run(["bash", "-e", "-c", commands], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"place \d: seat \d me, score", r.stdout), r.stdout
+    (log,) = (tmp_path / "logs").glob("*/me.log")
+    assert "panic" not in log.read_text(errors="replace")
 
 
 def test_make_proto_go_gives_the_package_the_go_bot_imports(tmp_path):
