@@ -67,11 +67,13 @@ clean:
 # package-lock.json), the C++ bot (examples/cpp/build/random_bot; needs Debian's
 # libgrpc++-dev, protobuf-compiler-grpc and pkg-config) and the Go bot (examples/go/build/random_bot;
 # needs Debian's golang-go golang-google-grpc-dev golang-google-protobuf-dev
-# golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler).
+# golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler) and the
+# Java bot (examples/java/build/random_bot; Debian's packages are listed in examples/java/Makefile).
 .PHONY: examples
 examples: clients/node/node_modules/.package-lock.json
 	@$(MAKE) -s -j2 -C examples/cpp
 	@$(MAKE) -s -C examples/go
+	@$(MAKE) -s -C examples/java
 
 clients/node/node_modules/.package-lock.json: clients/node/package.json clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error

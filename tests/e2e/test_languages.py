@@ -1,11 +1,12 @@
 """Bots in any language: Python, Node.js, C++, Go and a bash bot behind the stdin/stdout bridge sit
-at the same tables of real leagues (the real CLI, real bot processes, the test's ledger); the
-Go bot's heuristic passes its own tests (`go test`); the Node.js helper hands its bot the same
-JSON as the Python SDK; and the bridge's own conduct: its JSON lines, a bad answer faulted, a
-crashing bot program.
+at the same tables of real leagues (the real CLI, real bot processes, the test's ledger), and the
+Java bot at tables with Python and Go; the Go bot's heuristic passes its own tests (`go test`);
+the guide's Go bot builds and plays by the guide's own commands, and `make proto-go` gives the
+package it imports; the Node.js helper hands its bot the same JSON as the Python SDK; and the
+bridge's own conduct: its JSON lines, a bad answer faulted, a crashing bot program.
 
-The Node.js, C++ and Go bots need their builds (`make examples`, which .ci/run does): without
-them the league tests skip, except under CI (the variable CI set), where they must run.
+The Node.js, C++, Go and Java bots need their builds (`make examples`, which .ci/run does):
+without them these tests skip, except under CI (the variable CI set), where they must run.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from cardarena.server import bridge as bridge_mod
 NODE_BOT = ROOT / "examples" / "node" / "random_bot.js"
 CPP_BOT = ROOT / "examples" / "cpp" / "build" / "random_bot"
 GO_BOT = ROOT / "examples" / "go" / "build" / "random_bot"
+JAVA_BOT = ROOT / "examples" / "java" / "build" / "random_bot"
 SH_BOT = ROOT / "examples" / "bridge" / "random_bot.sh"
 
 
@@ -66,14 +68,31 @@ def language_bots():
     }
 
 
-@pytest.mark.parametrize(("game", "options"), [
+EVERY_GAME = pytest.mark.parametrize(("game", "options"), [
     ("sixth-card", []), ("scout", []), ("unsorted", []), ("three-thirteen", ["--option", "rounds=2"]),
 ], ids=["sixth-card", "scout", "unsorted", "three-thirteen"])
+
+
+@EVERY_GAME
 def test_python_node_cpp_go_and_bridge_bots_play_a_league_together(workdir, ledger_url, language_bots, game,
                                                                     options):
-    db = ledger_url("languages")
-    seats = len(language_bots)
-    args = [a for name, cmd in language_bots.items() for a in ("--bot", f"{name}={cmd}")]
+    play_league_together(workdir, ledger_url("languages"), language_bots, game, options)
+
+
+@EVERY_GAME
+def test_the_java_bot_plays_a_league_with_python_and_go(workdir, ledger_url, game, options):
+    """examples/java (a sixth bot would not fit the tables of SCOUT and Unsorted, 3–5 seats)."""
+    require([f"{bot.relative_to(ROOT)} (make -C {bot.parent.parent.relative_to(ROOT)})"
+             for bot in (JAVA_BOT, GO_BOT) if not os.access(bot, os.X_OK)])
+    bots = {"java": str(JAVA_BOT), "py": example("random_bot.py"), "go": str(GO_BOT)}
+    play_league_together(workdir, ledger_url("java"), bots, game, options)
+
+
+def play_league_together(workdir, db: str, bots: dict[str, str], game: str, options: list[str]) -> None:
+    """A league of one round at as many seats as bots, through the CLI: every match finished
+    without a fault, every bot in every seat once, every bot rated."""
+    seats = len(bots)
+    args = [a for name, cmd in bots.items() for a in ("--bot", f"{name}={cmd}")]
     r = cardarena("league", "run", "--game", game, *args, *options, "--seats", str(seats), "--rounds", "1",
                   "--seed", "11", "--move-time", "5", "--db", db, "--log-dir", str(workdir / "logs"), cwd=workdir,
                   timeout=180)
@@ -90,16 +109,16 @@ def test_python_node_cpp_go_and_bridge_bots_play_a_league_together(workdir, ledg
     for m in matches:
         d = led.match(m.id)
         assert d.status == "finished"
-        assert sorted(d.bots) == sorted(language_bots), "every language at every table"
+        assert sorted(d.bots) == sorted(bots), "every language at every table"
         assert all(f == 0 for f in d.faults), f"match {m.id}: faults {dict(zip(d.bots, d.faults))}\n{logs}"
         assert not any(d.forfeited)
         assert all(p is not None for p in d.places)
         assert d.steps
     # the seat rotations: every bot sat in every seat once
-    assert {led.match(m.id).bots.index("sh") for m in matches} == set(range(seats))
-    assert {led.match(m.id).bots.index("go") for m in matches} == set(range(seats))
+    for bot in bots:
+        assert {led.match(m.id).bots.index(bot) for m in matches} == set(range(seats)), bot
     rows = {row.bot: row for row in led.ratings(game)}
-    assert set(rows) == set(language_bots) and all(row.matches == seats for row in rows.values())
+    assert set(rows) == set(bots) and all(row.matches == seats for row in rows.values())
 
 
 def test_go_bots_heuristic(workdir):
