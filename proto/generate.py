@@ -50,7 +50,8 @@ def buf_template(lang: str) -> tuple[str, list[str]]:
             items.append([line])
         elif line.startswith("    ") and items:
             items[-1].append(line)
-    chosen = [item for item in items if any(re.fullmatch(rf"\s*out: gen/{re.escape(lang)}(/.*)?", line) for line in item)]
+    mine = re.compile(rf"\s*out: gen/{re.escape(lang)}(/.*)?")
+    chosen = [item for item in items if any(mine.fullmatch(line) for line in item)]
     if not chosen:
         langs = sorted({m.group(1) for item in items for line in item if (m := re.match(r"\s*out: gen/([\w-]+)", line))})
         raise SystemExit(f"no plugin in proto/buf.gen.yaml writes gen/{lang}; languages: {', '.join(langs)}")
@@ -68,7 +69,8 @@ def generate_lang(lang: str) -> None:
     if missing:
         raise SystemExit(f"{lang}: plugin not installed: {', '.join(missing)} (proto/buf.gen.yaml says where "
                          "each one comes from)")
-    subprocess.run([buf, "generate", "--template", template], cwd=HERE, check=True)
+    if subprocess.run([buf, "generate", "--template", template], cwd=HERE).returncode != 0:
+        raise SystemExit(f"buf generate failed for {lang}")
     print(f"generated: proto/gen/{lang}", file=sys.stderr)
 
 
