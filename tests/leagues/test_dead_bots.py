@@ -38,11 +38,11 @@ def seats_of(ledger: Ledger, league_id: int, bot: str) -> list[tuple[bool, int]]
             for s, b in enumerate(r.bots) if b == bot]
 
 
-def test_a_bot_that_exits_or_never_connects_is_absent_and_the_league_plays_on(tmp_path):
+def test_a_bot_that_exits_or_never_connects_is_absent_and_the_league_plays_on(tmp_path, ledger_url):
     """The fault table's "never connects": every seat of such a bot forfeits, the league ends,
     and the summary names each absent bot with the path of its log. The exited bot is not waited
     for: with --start-timeout 600 the league still ends (the sleeper costs its 3 s)."""
-    db = tmp_path / "dead.db"
+    db = ledger_url()
     r = cli("league", "run", "--game", GAME, *bot_args(a=RANDOM, b=RANDOM, gone=EXITS),
             "--seats", "2", "--start-timeout", "600", "--db", str(db), "--log-dir", str(tmp_path / "logs"),
             cwd=tmp_path, timeout=120)
@@ -68,10 +68,10 @@ def test_a_bot_that_exits_or_never_connects_is_absent_and_the_league_plays_on(tm
     assert r.returncode == 0, r.stdout
 
 
-def test_a_bot_that_dies_during_the_league_forfeits_from_then_on(tmp_path):
+def test_a_bot_that_dies_during_the_league_forfeits_from_then_on(tmp_path, ledger_url):
     """crash_mid_match.py plays five decisions, then os._exit(1): its later seats forfeit at once
     (it is marked absent once its program is gone) and the league ends."""
-    db = tmp_path / "crash.db"
+    db = ledger_url()
     r = cli("league", "run", "--game", GAME, *bot_args(a=RANDOM, b=RANDOM, crash=f"python {BOTS / 'crash_mid_match.py'}"),
             "--seats", "2", "-j", "1", "--grace", "2", "--db", str(db), "--log-dir", str(tmp_path / "logs"),
             cwd=tmp_path, env={"PYTHONPATH": str(BOTS)}, timeout=120)
@@ -82,11 +82,11 @@ def test_a_bot_that_dies_during_the_league_forfeits_from_then_on(tmp_path):
     assert seats[-1] == (True, 2) and all(f for f, _ in seats[1:])
 
 
-def test_resume_with_a_dead_bot_plays_the_league_to_its_end(tmp_path):
+def test_resume_with_a_dead_bot_plays_the_league_to_its_end(tmp_path, ledger_url):
     """`league resume` starts the recorded commands; one that exits before connecting is absent."""
     spec = check_spec(LeagueSpec(GAME, ["a", "b", "gone"], seats=2, seed=1,
                                  commands={"a": RANDOM, "b": RANDOM, "gone": EXITS}, workdir=str(tmp_path)))
-    db = tmp_path / "resume.db"
+    db = ledger_url()
     ledger = Ledger(str(db))
     for b in spec.bots:
         ledger.add_bot(b)

@@ -1,6 +1,7 @@
 """Kill the `cardarena league run` process mid-league (SIGKILL to its process group, as a crash or a
 power cut would stop it), then `cardarena league resume` from another folder: real CLI, real bot
-processes, a real SQLite file and a real PostgreSQL database (tests/pgserver.py). No match is
+processes, the test's ledger (a SQLite file; a PostgreSQL database under
+CARDARENA_TEST_LEDGER=postgresql, tests/conftest.py). No match is
 lost, played twice, or counted twice in the ratings; `ratings recompute` and `ledger check
 --replay` agree."""
 from __future__ import annotations
@@ -70,16 +71,11 @@ def statuses(db: str) -> dict[str, int]:
         return {}
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def where(request, tmp_path) -> str:
-    return request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "league.db")
-
-
-def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path, where):
+def test_a_league_killed_mid_play_resumes_from_the_ledger(tmp_path, ledger_url):
     home = tmp_path / "organizer"
     (home / "bots").mkdir(parents=True)
     shutil.copy(EXAMPLES / "random_bot.py", home / "bots" / "random_bot.py")
-    db = where
+    db = ledger_url()
     marker = uuid.uuid4().hex
     env = {**os.environ, "CARDARENA_TEST_MARK": marker}
     bots = [a for b in BOTS for a in ("--bot", f"{b}=python bots/random_bot.py")]  # relative to home

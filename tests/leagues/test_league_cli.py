@@ -241,13 +241,13 @@ def test_help_of_the_league_commands_documents_resume_and_time_control(cli):
             assert w in out, (argv, w)
 
 
-def test_play_passes_its_time_control_to_the_referee(tmp_path):
+def test_play_passes_its_time_control_to_the_referee(tmp_path, ledger_url):
     """--max-faults 1: a bot that answers after --move-time forfeits at its first fault."""
     from leaguekit import cli, example
     slow = tmp_path / "slow_bot.py"
     slow.write_text("import time\nfrom cardarena.client import run\n\n"
                     "def decide(decision):\n    time.sleep(0.6)\n    return 0\n\nrun(decide)\n")
-    db = tmp_path / "play.db"
+    db = ledger_url()
     r = cli("play", "--game", GAME, "--bot", f"slow=python {slow}", "--bot", f"quick={example('random_bot.py')}",
             "--move-time", "0.2", "--max-faults", "1", "--time-bank", "0", "--grace", "5", "--record",
             "--db", str(db), "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
@@ -256,14 +256,14 @@ def test_play_passes_its_time_control_to_the_referee(tmp_path):
     assert m.faults[0] == 1 and m.forfeited == [True, False] and m.places == [2, 1]
 
 
-def test_max_reconnects_and_the_grace_reach_the_referee_from_league_run_resume_and_play(tmp_path):
+def test_max_reconnects_and_the_grace_reach_the_referee_from_league_run_resume_and_play(tmp_path, ledger_url):
     """--max-reconnects and --grace go into the league's settings (shown by `league show`, read
     again by `league resume`) and into the time control each bot is sent with its match_start."""
     from leaguekit import ROOT, cli, example
 
     from cardarena.server.league import settings_time_control
     from cardarena.server.referee import TimeControl
-    db = tmp_path / "tc.db"
+    db = ledger_url()
     reports = f"python {ROOT / 'tests' / 'bots' / 'reports_end.py'}"
     r = cli("league", "run", "--game", GAME, "--bot", f"a={reports}", "--bot", f"b={example('random_bot.py')}",
             "--grace", "4", "--max-reconnects", "2", "--option", "rounds=1", "--db", str(db),

@@ -17,11 +17,14 @@ from cardarena.server.league import (
 BOTS = ["ada", "bo", "cy", "di"]
 
 
-def led(tmp_path) -> Ledger:
-    ledger = Ledger(str(tmp_path / "league.db"))
+@pytest.fixture
+def ledger(ledger_url):
+    """The test's ledger (:func:`ledger_url`) with the four bots registered."""
+    ledger = Ledger(ledger_url())
     for b in BOTS:
         ledger.add_bot(b)
-    return ledger
+    yield ledger
+    ledger.close()
 
 
 def run(ledger, spec, **kw):
@@ -47,8 +50,7 @@ def assert_counted_once(ledger: Ledger, league_id: int) -> None:
     assert ledger.check() == []
 
 
-def test_a_duplicate_league_writes_its_schedule_and_plays_every_match_once(tmp_path):
-    ledger = led(tmp_path)
+def test_a_duplicate_league_writes_its_schedule_and_plays_every_match_once(ledger):
     spec = LeagueSpec(GAME, BOTS, seats=3, seed=11, concurrency=3, matches=9, duplicate=True,
                       commands={b: f"python bots/{b}.py" for b in BOTS}, workdir="/somewhere",
                       bank_seconds=1.5, max_faults=2, grace_seconds=4)
@@ -90,8 +92,7 @@ def test_a_duplicate_league_writes_its_schedule_and_plays_every_match_once(tmp_p
     assert other_sets[0] != other_sets[1], "each set its own deal"
 
 
-def test_an_interrupted_league_resumes_without_losing_repeating_or_double_counting(tmp_path):
-    ledger = led(tmp_path)
+def test_an_interrupted_league_resumes_without_losing_repeating_or_double_counting(ledger):
     spec = LeagueSpec(GAME, BOTS, seats=3, rounds=1, seed=5, concurrency=2)
     total = len(league_plans(check_spec(spec)))  # 12
 
@@ -135,8 +136,7 @@ def test_an_interrupted_league_resumes_without_losing_repeating_or_double_counti
         assert verify_match(ledger.match(m.id)) == []
 
 
-def test_resume_resets_only_stale_matches_when_asked(tmp_path):
-    ledger = led(tmp_path)
+def test_resume_resets_only_stale_matches_when_asked(ledger):
     plans = league_plans(check_spec(LeagueSpec(GAME, BOTS, seats=2)))
     league_id = ledger.create_league(GAME, {}, {"bots": BOTS}, plans)
     ledger.claim_next(league_id)
@@ -145,8 +145,7 @@ def test_resume_resets_only_stale_matches_when_asked(tmp_path):
     assert ledger.league(league_id).counts["running"] == 0
 
 
-def test_a_match_that_raises_fails_alone_and_can_be_played_again(tmp_path, monkeypatch):
-    ledger = led(tmp_path)
+def test_a_match_that_raises_fails_alone_and_can_be_played_again(ledger, monkeypatch):
     spec = LeagueSpec(GAME, BOTS, seats=4, rounds=1, seed=2, concurrency=2)
     ref = referee()
     real_play = ref.play
@@ -178,12 +177,11 @@ def test_a_match_that_raises_fails_alone_and_can_be_played_again(tmp_path, monke
 
 
 @pytest.mark.parametrize("recorder", ["process", "thread"])
-def test_a_match_recorded_meanwhile_elsewhere_is_skipped_not_counted_twice(tmp_path, monkeypatch, recorder):
+def test_a_match_recorded_meanwhile_elsewhere_is_skipped_not_counted_twice(ledger, monkeypatch, recorder):
     """Through the recorder process (a ledger file) and through the writer thread (used for an
     in-memory ledger): the LedgerError of the second record skips the match."""
     from cardarena.server import league as league_mod
 
-    ledger = led(tmp_path)
     spec = LeagueSpec(GAME, BOTS, seats=4, rounds=1, seed=3, concurrency=1)
     raced = []
     if recorder == "process":
@@ -212,8 +210,7 @@ def test_a_match_recorded_meanwhile_elsewhere_is_skipped_not_counted_twice(tmp_p
     assert_counted_once(ledger, league_id)
 
 
-def test_verify_finds_a_tampered_record(tmp_path):
-    ledger = led(tmp_path)
+def test_verify_finds_a_tampered_record(ledger):
     league_id, _ = run(ledger, LeagueSpec(GAME, BOTS, seats=2, matches=2, seed=8))
     m = ledger.match(ledger.league_matches(league_id)[0].id)
     assert verify_match(m) == []
@@ -234,12 +231,11 @@ def test_verify_finds_a_tampered_record(tmp_path):
         raise AssertionError("an unfinished match cannot be verified")
 
 
-def test_a_recorder_that_dies_ends_the_league_with_its_reason_and_resume_completes_it(tmp_path, monkeypatch):
+def test_a_recorder_that_dies_ends_the_league_with_its_reason_and_resume_completes_it(ledger, monkeypatch):
     """The recorder process is killed after its first record: the league stops with a clear
     error, nothing half-written is left, and `resume` plays and records the rest."""
     from cardarena.server import league as league_mod
 
-    ledger = led(tmp_path)
     spec = LeagueSpec(GAME, BOTS, seats=2, matches=6, seed=5, concurrency=2)
     real = league_mod.Recorder.record
 

@@ -10,8 +10,8 @@ GAME = "sixth-card"
 
 
 @pytest.fixture
-def led(tmp_path):
-    ledger = Ledger(str(tmp_path / "q.db"))
+def led(ledger_url):
+    ledger = Ledger(ledger_url())
     for b in ("a", "b", "c"):
         ledger.add_bot(b)
     yield ledger

@@ -8,8 +8,8 @@ from leaguekit import cli, example
 from cardarena.ratings import Ledger
 
 
-def test_a_duplicate_balanced_league_from_the_cli(tmp_path):
-    db = tmp_path / "dup.db"
+def test_a_duplicate_balanced_league_from_the_cli(tmp_path, ledger_url):
+    db = ledger_url()
     bots = [a for b in ("p", "q", "r", "s") for a in ("--bot", f"{b}={example('random_bot.py')}")]
     r = cli("league", "run", "--game", "sixth-card", *bots, "--seats", "3", "--matches", "6", "--duplicate",
             "--seed", "5", "--time-bank", "1", "--max-faults", "2", "--grace", "3", "--db", str(db),

@@ -7,7 +7,7 @@ claimed on leases (ratings/ledger.py "Leases", server/league.py "Several workers
   --replay`` is clean, and ``ratings recompute`` finds the ratings exact.
 * A worker whose database goes away for a few seconds (the PostgreSQL server stopped and started
   again) waits, tries again, and loses no result.
-* In the ledger (SQLite and PostgreSQL): a worker whose lease ran out and was taken over cannot
+* In the ledger (the test's ledger: SQLite, and PostgreSQL under CARDARENA_TEST_LEDGER): a worker whose lease ran out and was taken over cannot
   record (its result is dropped, the match counts once), nor renew, fail or release the match; a
   claim it holds but does not play is put back; a claim without a lease is never taken over.
 """
@@ -189,10 +189,9 @@ def test_a_worker_that_loses_the_database_for_a_while_goes_on(tmp_path, pg_clust
 # ------------------------------------------------------------------------- the ledger's leases
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def led(request, tmp_path):
-    where = request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "l.db")
-    ledger = Ledger(where)
+@pytest.fixture
+def led(ledger_url):
+    ledger = Ledger(ledger_url())
     for b in ("a", "b", "c"):
         ledger.add_bot(b)
     yield ledger
