@@ -25,7 +25,11 @@ the real `cardarena web` and a real HTTP client.
    then as many again from ``--concurrency`` clients at once, over varied games, leaderboard
    pages, bots and matches (drawn with a fixed seed). Printed per kind: p50, p99 and max of
    each run, the very first request (a cold cache), against the targets of issue 15 (p99 under
-   50 ms a page, under 20 ms an API call), then one summary line.
+   50 ms a page, under 20 ms an API call), then one summary line with the machine's load
+   average (1, 5 and 15 minutes) before and after the measures: the machine is shared, and a
+   loaded one slows every figure. The second run asks for the URLs of the first (in the other
+   order): a finished match's answer and page are then kept by the server (server/web/api.py,
+   Speed), a bot's rating lines too; the first run's misses are the cold figures.
 
 Figures are printed, never asserted (tests do not time anything).
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import statistics
@@ -289,6 +294,7 @@ def main() -> None:
         print(f"cardarena web: {web.url} (pid {web.proc.pid})")
         kept, fresh = floor(web.url, True), floor(web.url, False)
         print(f"GET /static/site.css, median: {kept:.1f} ms on a kept-alive connection, {fresh:.1f} ms on a new one")
+        load = os.getloadavg()
         keepalive = kept < STALL_MS or args.keepalive
         if not keepalive:
             print(f"  a kept-alive connection stalls ~40 ms a request: the response's segments wait for the client's "
@@ -298,7 +304,9 @@ def main() -> None:
     finally:
         web.stop()
     print(f"\nsummary: {sum(met)} of {len(met)} URL kinds meet their p99 target on {args.matches} matches among "
-          f"{args.bots} bots ({args.requests} requests each, sequential and {args.concurrency} at once)")
+          f"{args.bots} bots ({args.requests} requests each, sequential and {args.concurrency} at once, "
+          f"{'kept-alive connections' if keepalive else 'a new connection per request'}); load average "
+          f"{' '.join(f'{x:.2f}' for x in load)} before, {' '.join(f'{x:.2f}' for x in os.getloadavg())} after")
 
 
 if __name__ == "__main__":

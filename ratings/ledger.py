@@ -56,10 +56,10 @@ Reads for the web
     The pages read a ledger of 100,000 matches in a few milliseconds a query (bench/web.py):
     every read selects columns, never table objects (SQLAlchemy's identity map costs ~20 µs an
     object); a bot's matches come from the index ``seat (bot_id, match_id)``; rating histories
-    are bounded lines thinned in SQL (``rating_lines``, from a covering index); ``bot_seats``
-    cuts each seat's latency histogram out of the match's details with SQLite's
-    ``json_extract``; the statements of the hottest reads are built once; and ``version`` is a
-    cheap fingerprint a reader may cache rating tables under.
+    are bounded lines thinned in SQL (``rating_lines``, from a covering index); a bot's conduct
+    and latency are its few rows of ``bot_summary`` (``bot_summaries``), derived from its
+    finished seats (:mod:`.summary`); the statements of the hottest reads are built once; and
+    ``version`` is a cheap fingerprint a reader may cache rating tables under.
 
 Several processes, one file
     SQLite runs in WAL mode (readers never block the writer), with foreign keys on, a 30 s busy
@@ -106,7 +106,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from sqlalchemy import (
-    Integer, String, bindparam, case, cast, delete, event, func, insert, literal, null, text, true, update,
+    Integer, bindparam, delete, event, func, insert, text, true, update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, InterfaceError, OperationalError
@@ -170,6 +170,18 @@ _LISTED_SEATS_OF = (select(_seat.match_id, _seat.seat, _bot.name, _seat.score, _
                     .join_from(Seat.__table__, Bot.__table__, _bot.id == _seat.bot_id)
                     .order_by(_seat.match_id, _seat.seat))
 _LISTED_SEATS = _LISTED_SEATS_OF.where(_seat.match_id.in_(bindparam("ids", expanding=True)))
+#: ``Ledger.match``'s four statements (parameter ``match_id``).
+_MATCH = select(*_LISTED, _match.duration_s, _match.result_details, _match.claimed_at).where(
+    _match.id == bindparam("match_id"))
+_MATCH_SEATS = (select(_seat.bot_id, _seat.score, _seat.place, _seat.faults, _seat.forfeited, _bot.name)
+                .join_from(Seat.__table__, Bot.__table__, _bot.id == _seat.bot_id)
+                .where(_seat.match_id == bindparam("match_id")).order_by(_seat.seat))
+_MATCH_LOG = select(MatchLog.__table__.c.events, MatchLog.__table__.c.steps).where(
+    MatchLog.__table__.c.match_id == bindparam("match_id"))
+_MATCH_HISTORY = (select(*(RatingHistory.__table__.c[k] for k in ("seat", "bot_id", "game", "rated", "mu_before",
+                                                                   "sigma_before", "mu", "sigma")))
+                  .where(RatingHistory.__table__.c.match_id == bindparam("match_id"))
+                  .order_by(RatingHistory.__table__.c.seat))
 _HISTORY_INSERT = insert(RatingHistory.__table__)
 _LOG_INSERT = insert(MatchLog.__table__)
 
@@ -547,36 +559,6 @@ class Ledger:
                     found.append((answered + (faults or 0), faults or 0, bool(forfeited), _aware(finished)))
                 if found:
                     out[name] = found
-        return out
-
-    def bot_seats(self, name: str) -> list[tuple[str, int, int, bool, list | None, float | None, dict | None]]:
-        """(game, seat, faults, forfeited, the match's fault log, its duration in seconds, the
-        seat's decision-latency histogram) for each finished match the bot held a seat in (its
-        conduct and latency, for the bot's web page): one indexed query, one row per seat.
-
-        The fault log (``result_details["faults"]``) is read only for a seat with faults (None
-        for the others); the histogram is the seat's entry of ``result_details["latency"]``
-        (one ``{bin: count}`` per seat, :mod:`cardarena.server.latency`), None for a match
-        recorded before the referee kept them. On SQLite both are cut out of the details by the
-        database (``json_extract``), so only a seat's few bytes are parsed, never a whole
-        match's details (that would be most of a bot page's time).
-        """
-        with self._read() as session:
-            bot_id = self._bot_id(session, name)
-            rows = session.connection().execute(_seats_statement(self._sqlite), {"bot_id": bot_id}).all()
-        if self._sqlite:
-            out = []
-            for g, seat, n, forfeited, duration, fault_log, hist in rows:
-                hist = json.loads(hist) if isinstance(hist, str) and hist.startswith("{") else None
-                out.append((g, seat, n, forfeited, json.loads(fault_log) if fault_log else None, duration, hist))
-            return out
-        out = []
-        for g, seat, n, forfeited, duration, details in rows:
-            details = details if isinstance(details, dict) else {}
-            hists = details.get("latency")
-            hist = hists[seat] if isinstance(hists, list) and 0 <= seat < len(hists) else None
-            out.append((g, seat, n, forfeited, details.get("faults") if n else None, duration,
-                        hist if isinstance(hist, dict) else None))
         return out
 
     def bot_summaries(self, name: str) -> tuple[dict[str, dict], list[float]]:
@@ -1071,20 +1053,17 @@ class Ledger:
 
     def match(self, match_id: int) -> MatchDetail:
         """Everything recorded of one match, the event log and steps decompressed (four indexed
-        queries of columns; the time is the log's decompression, in proportion to its size)."""
+        queries of columns, built once; the time is the log's decompression and parsing, in
+        proportion to its size)."""
+        key = {"match_id": match_id}
         with self._read() as session:
-            m = session.execute(select(*_LISTED, Match.duration_s, Match.result_details, Match.claimed_at)
-                                .where(Match.id == match_id)).first()
+            conn = session.connection()
+            m = conn.execute(_MATCH, key).first()
             if m is None:
                 raise LedgerError(f"no match {match_id}")
-            seats = session.execute(select(Seat.bot_id, Seat.score, Seat.place, Seat.faults, Seat.forfeited, Bot.name)
-                                    .join(Bot, Bot.id == Seat.bot_id)
-                                    .where(Seat.match_id == match_id).order_by(Seat.seat)).all()
-            log = session.execute(select(MatchLog.events, MatchLog.steps).where(MatchLog.match_id == match_id)).first()
-            history = session.execute(select(RatingHistory.seat, RatingHistory.bot_id, RatingHistory.game,
-                                             RatingHistory.rated, RatingHistory.mu_before, RatingHistory.sigma_before,
-                                             RatingHistory.mu, RatingHistory.sigma)
-                                      .where(RatingHistory.match_id == match_id).order_by(RatingHistory.seat)).all()
+            seats = conn.execute(_MATCH_SEATS, key).all()
+            log = conn.execute(_MATCH_LOG, key).first()
+            history = conn.execute(_MATCH_HISTORY, key).all()
             names = {s.bot_id: s.name for s in seats}
             return MatchDetail(
                 id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
@@ -1322,22 +1301,6 @@ class Ledger:
                     problems.append(f"summary of {names.get(key[0], key[0])} in {key[1]} differs from its "
                                     "finished seats (`ratings recompute` rebuilds it)")
         return problems
-
-
-@functools.cache
-def _seats_statement(sqlite: bool):
-    """``Ledger.bot_seats``'s statement (parameter ``bot_id``), built once. On SQLite,
-    ``json_extract`` cuts the fault log and the seat's histogram out of the details as JSON
-    text, parsed by ``bot_seats`` itself (SQLAlchemy's JSON type costs more than the query)."""
-    if sqlite:
-        path = literal("$.latency[") + cast(_seat.seat, String) + literal("]")
-        cut = (case((_seat.faults > 0, func.json_extract(_match.result_details, "$.faults")), else_=null()),
-               func.json_extract(_match.result_details, path))
-    else:
-        cut = (_match.result_details,)
-    return (select(_match.game, _seat.seat, _seat.faults, _seat.forfeited, _match.duration_s, *cut)
-            .join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
-            .where(_seat.bot_id == bindparam("bot_id"), _match.status == FINISHED))
 
 
 @functools.cache

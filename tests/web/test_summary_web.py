@@ -1,6 +1,6 @@
 """The web's reads made cheap (issue 15, point 8), with httpx against uvicorn: a bot's conduct and
 latency read from its summary (ratings/summary.py) are what all its seats give, seat by seat
-(``Ledger.bot_seats``, the way they were read before); a finished match's answer and page are
+(every match's details read whole, the way they were read before); a finished match's answer and page are
 kept, byte for byte what a fresh read gives, and dropped least recently used past their budget;
 an unfinished match's never are."""
 from __future__ import annotations
@@ -10,9 +10,10 @@ from collections import Counter
 
 import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from cardarena.ratings import Ledger
+from cardarena.ratings.models import Bot, Match, Seat
 from cardarena.server import latency
 from cardarena.server.web import api
 from cardarena.server.web.app import create_app
@@ -21,12 +22,19 @@ GAME = "sixth-card"
 
 
 def from_every_seat(ledger: Ledger, name: str) -> dict:
-    """A bot's faults, kinds, forfeits and latency summed over all its finished seats."""
+    """A bot's faults, kinds, forfeits and latency summed over all its finished seats, each
+    match's details read whole (what the bot page did before it had a summary)."""
     by_kind, faults, forfeits, hists = Counter(), 0, 0, {}
-    for game, seat, n, forfeited, fault_log, _duration, hist in ledger.bot_seats(name):
+    with ledger.engine.connect() as c:
+        seats = c.execute(select(Match.game, Seat.seat, Seat.faults, Seat.forfeited, Match.result_details)
+                          .join(Match, Match.id == Seat.match_id).join(Bot, Bot.id == Seat.bot_id)
+                          .where(Bot.name == name, Match.status == "finished")).all()
+    for game, seat, n, forfeited, details in seats:
         faults += n or 0
         forfeits += bool(forfeited)
-        by_kind.update(f["kind"] for f in fault_log or () if f["seat"] == seat and f["kind"] != "forfeit")
+        if n:
+            by_kind.update(f["kind"] for f in details.get("faults", ()) if f["seat"] == seat and f["kind"] != "forfeit")
+        hist = (details.get("latency") or [None] * (seat + 1))[seat]
         hists.setdefault(game, []).append(hist)
 
     def said(hs):
