@@ -54,7 +54,6 @@ from .common import (  # noqa: E402,F401
     check_address, check_game, check_programs, check_seconds, check_time_control, make_log_dir, open_ledger,
     parse_bots, parse_options, read_admin_token,
 )
-from .hosting import _run_hosting, _Stopped  # noqa: E402,F401
 
 # The command groups, in the order `cardarena --help` lists them.
 from . import rules, bots, ratings, serve, leagues, matches, ledger, play, demo  # noqa: E402,F401
@@ -69,6 +68,16 @@ web_command.register(app)
 from .. import check as check_command  # noqa: E402  (`cardarena check`, the pre-flight of a bot)
 
 check_command.register(app)
+
+
+
+
+def __getattr__(name: str):
+    """``_run_hosting`` and ``_Stopped`` (server/check.py) import the referee's hosting only when used."""
+    if name in ("_run_hosting", "_Stopped"):
+        from . import hosting
+        return getattr(hosting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -11,11 +11,30 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-
 VERSION = "0.2.0"
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class _Console:
+    """A rich Console made on first use: rich is not imported by a command that prints none
+    (`ratings` writes its table as it is; rich's import is a good part of a short command's time)."""
+
+    def __init__(self, stderr: bool = False):
+        self._stderr = stderr
+        self._console = None
+
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.console, name)
+
+
+out = _Console()
+err = _Console(stderr=True)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="cardarena: a tournament server for card-game bots.")

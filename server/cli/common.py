@@ -229,7 +229,7 @@ def _register_bots(ledger, bots) -> None:
 def _league_bar(title: str, total: int, done: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False)
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err.console, transient=False)
     task = bar.add_task(title, total=total, completed=done)
     return bar, task
 
@@ -238,7 +238,7 @@ def _count_bar(title: str):
     """A progress bar with ETA on stderr for a long ledger operation: (bar, ``update(done, total)``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
+                   TextColumn("ETA"), TimeRemainingColumn(), console=err.console, transient=True)
     task = bar.add_task(title, total=None)
 
     def update(done: int, total: int) -> None:

@@ -22,7 +22,6 @@ from .common import (
     _league_bar, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
     check_time_control, make_log_dir, open_ledger, parse_bots, parse_options, rpc,
 )
-from .hosting import _run_hosting, _Stopped, _WebPlan
 
 
 def _print_ratings(rows) -> None:
@@ -37,6 +36,7 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
     one line and leave the league resumable (league.py); a dead bot never stops it."""
     from cardarena.ratings import LedgerStorageError
     from ..league import LeagueError, LeagueStats, RecorderError
+    from .hosting import _run_hosting, _Stopped
     stats = state["stats"] = LeagueStats()
 
     async def start(referee, ledger_, running):
@@ -200,6 +200,7 @@ def league_run(
     serve_after = _SERVE_AFTER.get()
     web = None
     if web_address is not None or serve_after:
+        from .hosting import _WebPlan
         sock = _web_socket(web_address, required=True)
 
         def then() -> None:  # demo --web: the league's summary, then the pages go on
@@ -384,6 +385,7 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
     from cardarena.ratings import RatingRow
     from cardarena.v1 import admin_pb2
     from .. import wire
+    from .hosting import _Stopped
     stub, md = admin_stub(server)
     local = [n for n, c in bots if c]
     req = admin_pb2.RunLeagueRequest(game=spec.game, bots=[n for n, c in bots if not c], local_bots=local,

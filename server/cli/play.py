@@ -13,7 +13,6 @@ from .common import (
     _register_bots, check_game, check_programs, check_time_control, make_log_dir, open_ledger, parse_bots,
     parse_options,
 )
-from .hosting import _run_hosting, _Stopped, _wait_connected
 
 
 @app.command()
@@ -45,6 +44,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         raise typer.BadParameter(f"seats are 0–{len(bots) - 1}", param_hint="--seat")
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     from ..referee import TimeControl
+    from .hosting import _run_hosting, _Stopped, _wait_connected
     tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace,
                      **({} if max_reconnects is None else {"max_reconnects": max_reconnects}))
     try:

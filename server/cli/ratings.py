@@ -37,8 +37,8 @@ def ratings(ctx: typer.Context,
     else:
         rows = open_ledger(db).ratings(game)
     text = format_ratings(rows, fmt)
-    if fmt == "table":
-        out.print(text)
+    if fmt == "table":  # as it is, not through rich: thousands of rows print at once, a name is never markup
+        sys.stdout.write(text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 

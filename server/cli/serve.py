@@ -2,8 +2,6 @@
 the web pages, in one event loop until a signal."""
 from __future__ import annotations
 
-import asyncio
-import secrets
 import signal
 from pathlib import Path
 from typing import Annotated, Optional
@@ -55,6 +53,8 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     is an arena: registered bots that connect play rated matches among themselves (see the
     README's "The arena" for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
     no new match starts, running ones get --drain seconds to finish."""
+    import asyncio
+    import secrets
     from ..referee import Referee, TimeControl
     from ..service import start_server
     check_address(address, "--address")
