@@ -230,7 +230,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             seats=request.seats or 0, rounds=request.rounds or 1, seed=request.seed,
             concurrency=request.concurrency or 4, move_seconds=request.move_seconds or None,
             options=wire.to_dict(request.options) if request.HasField("options") else {},
-            start_timeout=request.start_timeout or 30.0)
+            start_timeout=request.start_timeout or 30.0, matches=request.matches or None,
+            duplicate=request.duplicate, bank_seconds=request.bank_seconds or None,
+            max_faults=request.max_faults if request.HasField("max_faults") else None,
+            grace_seconds=request.grace_seconds if request.HasField("grace_seconds") else None,
+            max_reconnects=request.max_reconnects if request.HasField("max_reconnects") else None)
         from cardarena.ratings import LedgerError
         for name in request.local_bots:  # bots the caller starts: registered on first use
             try:

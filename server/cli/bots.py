@@ -13,7 +13,7 @@ import typer
 
 from .. import procs
 from .app import CliError, DbOpt, ServerOpt, bot_app, err, out
-from .common import _token_file, admin_stub, check_address, check_game, open_ledger, rpc
+from .common import _token_file, admin_stub, caption, check_address, check_game, open_ledger, read_ledger, rpc
 
 
 @bot_app.command("add")
@@ -56,10 +56,12 @@ def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
             print(f"{b.name}\t{b.created}\t{b.owner}\t{state}")
         return
     from datetime import datetime, timezone
-    led = open_ledger(db)
+    led = read_ledger(db)
     states = {s.name: s for s in led.bot_states()}
     now = datetime.now(timezone.utc)
-    for b in led.bots():
+    bots = led.bots()
+    caption(led, f"{len(bots)} bot{'s' if len(bots) != 1 else ''} (name, registered, owner, state)")
+    for b in bots:
         st = states.get(b.name)
         state = "paused" if st and st.paused else ""
         if st and st.benched(now):

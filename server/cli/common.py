@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
+import time
 from pathlib import Path
 
 import typer
@@ -25,6 +27,51 @@ def open_ledger(db: str):
         raise CliError(str(e)) from None
     except Exception as e:  # a bad URL, a missing database driver
         raise CliError(f"cannot open the ledger {db!r}: {e}") from None
+
+
+def ledger_file(db: str) -> Path | None:
+    """The file of a SQLite ``--db`` (a path, or a ``sqlite:///`` URL); None for ``:memory:`` or a server."""
+    if "://" not in db:
+        return None if db == ":memory:" else Path(db).expanduser()
+    if db.startswith("sqlite:///"):
+        path = db[len("sqlite:///"):].split("?", 1)[0]
+        return Path(path).expanduser() if path and path != ":memory:" else None
+    return None
+
+
+def read_ledger(db: str, asked: str | None = None):
+    """The ledger a command reads: one that is not there is one line and exit 1, naming what was
+    ``asked`` for (``"league 3"``), and no file is made (``open_ledger`` makes an empty ledger, as
+    a league or ``bot add`` wants)."""
+    path = ledger_file(db) if db.strip() else None
+    if path is not None and not path.exists():
+        where = (f"no ledger at {str(path.resolve())!r} (give --db or CARDARENA_DB; `cardarena demo` or "
+                 "`cardarena league run` makes one)")
+        raise CliError(f"no {asked}: {where}" if asked else where)
+    return open_ledger(db)
+
+
+def ledger_name(ledger) -> str:
+    """The ledger as a table's caption names it: a SQLite file's path, a server's URL without its password."""
+    url = ledger.engine.url
+    return (url.database or ":memory:") if url.drivername.startswith("sqlite") else url.render_as_string(hide_password=True)
+
+
+def caption(ledger, text: str = "") -> None:
+    """A table's first line, on stderr (the rows on stdout stay one per line for scripts): the
+    ledger it read, and what it shows."""
+    sys.stderr.write(f"ledger {ledger_name(ledger)}" + (f": {text}" if text else "") + "\n")
+
+
+def new_log_dir(log_dir: Path, kind: str) -> Path:
+    """A new folder for one run's bot logs under ``--log-dir``: ``KIND-YYYYmmdd-HHMMSS`` (a
+    second run within the same second gets ``-2``, ``-3``…), so no run writes over another's."""
+    stamp = log_dir / time.strftime(f"{kind}-%Y%m%d-%H%M%S")
+    folder, n = stamp, 1
+    while folder.exists():
+        n += 1
+        folder = stamp.with_name(f"{stamp.name}-{n}")
+    return folder
 
 
 def parse_options(pairs: list[str]) -> dict:

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import sys
-import time
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Optional
@@ -20,7 +19,7 @@ from .app import (
 )
 from .common import (
     _league_bar, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
-    check_time_control, make_log_dir, open_ledger, parse_bots, parse_options, rpc,
+    caption, check_time_control, make_log_dir, new_log_dir, open_ledger, parse_bots, parse_options, read_ledger, rpc,
 )
 
 
@@ -75,8 +74,6 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
 
 def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
     """The end of `league run` and `league resume`: counts, absent bots, speed, standings, ratings."""
-    from cardarena.ratings import standings
-    from cardarena.ratings.standings import format_duplicate, format_table
     info = ledger.league(league_id)
     c = info.counts
     state = "finished" if info.done else "stopped"
@@ -93,7 +90,15 @@ def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
         out.print(f"absent: bot {bot} {why}; {forfeits} seat{'s' if forfeits != 1 else ''} forfeited ({where})",
                   markup=False)
     err.print(f"this run: {stats.summary()}", markup=False)
-    st = standings(results, info.settings.get("bots"))
+    _standings_and_ratings(league_id, game, results, info.settings.get("bots"), ledger.ratings(game))
+
+
+def _standings_and_ratings(league_id, game: str, results, bots, ratings) -> None:
+    """The end of a league, local or on a --server: its standings (and duplicate sets), then the
+    game's rating table."""
+    from cardarena.ratings import standings
+    from cardarena.ratings.standings import format_duplicate, format_table
+    st = standings(results, bots)
     out.print("standings (points: 1 per seat placed below, ½ per shared place):", markup=False)
     out.print(format_table(st), markup=False)
     if st.sets:
@@ -101,7 +106,7 @@ def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
         out.print(format_duplicate(st, max_sets=0 if len(st.sets) <= 8 else 8), markup=False)
     out.print(f"ratings for {game} (every match of the ledger; `cardarena league show {league_id}` for seats "
               "and head-to-head):", markup=False)
-    _print_ratings(ledger.ratings(game))
+    _print_ratings(ratings)
 
 
 def _schedule_line(settings: dict, total: int) -> str:
@@ -167,10 +172,6 @@ def league_run(
         spec = check_spec(spec)
         check_programs(bots)
         if server:
-            if (matches is not None or duplicate or time_bank or max_faults != 3 or grace != 10.0
-                    or max_reconnects is not None):
-                raise CliError("--matches, --duplicate, --time-bank, --max-faults, --grace and --max-reconnects "
-                               "need a local league (without --server) for now")
             if web_address is not None:
                 raise CliError("--web-address serves the pages of a local league; the --server serves its own "
                                "(`cardarena serve --web-address`)")
@@ -183,7 +184,7 @@ def league_run(
     plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
     ledger = open_ledger(db)
     _register_bots(ledger, bots)
-    league_log = log_dir / time.strftime("league-%Y%m%d-%H%M%S")
+    league_log = new_log_dir(log_dir, "league")
     make_log_dir(bots, league_log)
     settings = {"schedule": "balanced" if matches is not None else "round-robin", "rounds": rounds,
                 "matches": matches, "duplicate": duplicate, "seats": spec.seats}
@@ -241,7 +242,7 @@ def league_resume(
     check_seconds(start_timeout, "--start-timeout")
     if stale_after is not None:
         check_seconds(stale_after, "--stale-after")
-    ledger = open_ledger(db)
+    ledger = read_ledger(db, f"league {league_id}")
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
     settings, c = info.settings, info.counts
     redo = c["running"] + (c["failed"] if retry_failed else 0)
@@ -256,7 +257,7 @@ def league_resume(
     tc = settings_time_control(settings, TimeControl())
     total = info.total
     done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
-    league_log = log_dir / time.strftime(f"league-{league_id}-resume-%Y%m%d-%H%M%S")
+    league_log = new_log_dir(log_dir, f"league-{league_id}-resume")
     make_log_dir(bots, league_log)
     err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
               f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
@@ -331,7 +332,7 @@ def league_work(
     from ..referee import TimeControl
     check_seconds(lease, "--lease", above_zero=True)
     check_seconds(start_timeout, "--start-timeout")
-    ledger = open_ledger(db)
+    ledger = read_ledger(db, f"league {league_id}")
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
     c = info.counts
     if info.done:
@@ -340,7 +341,7 @@ def league_work(
         return
     _register_bots(ledger, bots)
     tc = settings_time_control(info.settings, TimeControl())
-    league_log = log_dir / time.strftime(f"league-{league_id}-work-%Y%m%d-%H%M%S")
+    league_log = new_log_dir(log_dir, f"league-{league_id}-work")
     make_log_dir(bots, league_log)
     worker = worker_name()
     err.print(f"league {league_id}: {info.game}, {c['finished']}/{info.total} matches recorded, {c['scheduled']} "
@@ -382,7 +383,9 @@ def _recorded_command(league_id: int, name: str, command: str, workdir: str | No
 
 
 def _league_remote(server: str, spec, bots, log_dir: Path):
-    from cardarena.ratings import RatingRow
+    """``league run --server``: the league on the server (schedule, every time option), the bots
+    with commands started here; the same progress bar, standings and rating table as a local one."""
+    from cardarena.ratings import RatingRow, SeatResults
     from cardarena.v1 import admin_pb2
     from .. import wire
     from .hosting import _Stopped
@@ -391,9 +394,14 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
     req = admin_pb2.RunLeagueRequest(game=spec.game, bots=[n for n, c in bots if not c], local_bots=local,
                                      seats=spec.seats, rounds=spec.rounds, seed=spec.seed,
                                      concurrency=spec.concurrency, move_seconds=spec.move_seconds or 0,
-                                     options=wire.struct(spec.options), start_timeout=spec.start_timeout)
+                                     options=wire.struct(spec.options), start_timeout=spec.start_timeout,
+                                     matches=spec.matches or 0, duplicate=spec.duplicate,
+                                     bank_seconds=spec.bank_seconds or 0, max_faults=spec.max_faults,
+                                     grace_seconds=spec.grace_seconds, max_reconnects=spec.max_reconnects)
     running = []
     rows = []
+    league_id, total = "", 0
+    bar = task = None
 
     def stop(signum, frame):
         raise _Stopped(signum)
@@ -409,8 +417,13 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
             if msg.error:
                 raise CliError(msg.error)
             if msg.total:
-                err.print(f"league {msg.league_id}: {msg.done}/{msg.total}", end="\r")
+                league_id, total = msg.league_id, msg.total
+                if bar is None:
+                    bar, task = _league_bar(f"league {league_id} ({spec.game}) on {server}", total, 0)
+                    bar.start()
+                bar.update(task, completed=msg.done, total=total)
             if msg.ratings:
+                league_id = msg.league_id or league_id
                 rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
                                   r.mean_place) for r in msg.ratings]
     except procs.BotStartError as e:
@@ -423,11 +436,19 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
             raise CliError(f"server: {e.details()}") from None
         raise
     finally:
+        if bar is not None:
+            bar.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         procs.stop_all(running)
-    err.print()
-    _print_ratings(rows)
+    listed = rpc(stub.ListMatches, admin_pb2.ListMatchesRequest(league_id=league_id, limit=max(total, 1)), metadata=md)
+    results = [SeatResults(int(m.match_id), None, None, None, 0, m.status, [s.bot for s in m.seats],
+                           [s.score for s in m.seats], [s.place or None for s in m.seats],
+                           [s.faults for s in m.seats], [s.forfeited for s in m.seats])
+               for m in reversed(listed.matches)]
+    finished = sum(1 for r in results if r.status == "finished")
+    out.print(f"league {league_id} on {server} finished: {finished} matches.", markup=False)
+    _standings_and_ratings(league_id, spec.game, results, spec.bots, rows)
 
 
 @league_app.command("list")
@@ -435,7 +456,10 @@ def league_list(db: DbOpt = "cardarena.db"):
     """The leagues: game, schedule, bots, progress (finished/total, failed, interrupted), state."""
     from cardarena.ratings.standings import text_table
     rows = []
-    for lg in open_ledger(db).leagues():
+    ledger = read_ledger(db)
+    leagues = ledger.leagues()
+    caption(ledger, f"{len(leagues)} league{'s' if len(leagues) != 1 else ''}")
+    for lg in leagues:
         s, c = lg.settings, lg.counts
         kind = "balanced" if s.get("schedule") == "balanced" else f"round robin ×{s.get('rounds', 1)}"
         if s.get("duplicate"):
@@ -465,7 +489,7 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
     from cardarena.ratings.standings import format_duplicate, format_head_to_head, format_seats, format_table
     if fmt not in ("table", "json"):
         raise typer.BadParameter("use table or json", param_hint="--format")
-    ledger = open_ledger(db)
+    ledger = read_ledger(db, f"league {league_id}")
     try:
         info = ledger.league(league_id)
         results = ledger.league_results(league_id)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .app import CliError, DbOpt, ledger_app, out
-from .common import _count_bar, open_ledger
+from .common import _count_bar, read_ledger
 from .matches import _replay, _say_older
 
 
@@ -42,7 +42,7 @@ def ledger_check(replay: Annotated[bool, typer.Option("--replay", help="Also rep
                  db: DbOpt = "cardarena.db"):
     """Check the ledger: every finished match complete, nothing counted twice, every rating and its
     history equal to their recomputation (and with --replay, every match log). Exit 1 on problems."""
-    ledger = open_ledger(db)
+    ledger = read_ledger(db)
     counts = ledger.counts()
     bar, update = _count_bar("checking the ratings")
     with bar:

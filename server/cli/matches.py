@@ -8,15 +8,34 @@ from typing import Annotated, Optional
 import typer
 
 from .app import CliError, DbOpt, match_app, out
-from .common import _count_bar, open_ledger
+from .common import _count_bar, caption, read_ledger
 
 
 @match_app.command("list")
 def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
                league: Annotated[Optional[int], typer.Option("--league")] = None,
                limit: Annotated[int, typer.Option("--limit")] = 50, db: DbOpt = "cardarena.db"):
-    """The latest matches: id, game, status, bots with places."""
-    for m in open_ledger(db).matches(league_id=league, game=game, limit=limit):
+    """The latest matches, newest first: id, game, status, bots with places.
+
+    The header names the ledger and says when --limit cut the list (on stderr: the rows on
+    stdout stay one match a line, tab-separated, for scripts)."""
+    if limit < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--limit")
+    ledger = read_ledger(db)
+    found = ledger.matches(league_id=league, game=game, limit=limit + 1)
+    shown = found[:limit]
+    if len(found) > limit:
+        total = None
+        if game is None:
+            counts = ledger.league(league).counts if league is not None else ledger.counts()["matches"]
+            total = sum(counts.values())
+        size = f"the latest {limit} of {total:,}" if total is not None else f"the latest {limit}"
+        caption(ledger, f"{size} matches shown; --limit N shows more")
+    else:
+        caption(ledger, f"{len(shown)} match{'es' if len(shown) != 1 else ''}")
+    if shown:
+        sys.stderr.write("id\tgame\tstatus\tseats (bot #place)\n")
+    for m in shown:
         seats = "  ".join(f"{b}" + (f" #{p}" if p else "") for b, p in zip(m.bots, m.places))
         print(f"{m.id}\t{m.game}\t{m.status}\t{seats}")
 
@@ -24,7 +43,7 @@ def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
 def _load_match(db: str, match_id: int):
     from cardarena.ratings import LedgerError
     try:
-        return open_ledger(db).match(match_id)
+        return read_ledger(db, f"match {match_id}").match(match_id)
     except LedgerError as e:
         raise CliError(str(e)) from None
 
@@ -59,7 +78,7 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
     from ..league import LeagueError, verify_match
     if (match_id is None) == (league is None):
         raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
-    ledger = open_ledger(db)
+    ledger = read_ledger(db, f"match {match_id}" if match_id is not None else f"league {league}")
     if match_id is not None:
         m = _load_match(db, match_id)
         try:

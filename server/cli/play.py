@@ -10,8 +10,8 @@ import typer
 from ..games import GameError, get as get_game
 from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, out
 from .common import (
-    _register_bots, check_game, check_programs, check_time_control, make_log_dir, open_ledger, parse_bots,
-    parse_options,
+    _register_bots, check_game, check_programs, check_time_control, make_log_dir, new_log_dir, open_ledger,
+    parse_bots, parse_options,
 )
 
 
@@ -29,7 +29,10 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          record: Annotated[bool, typer.Option("--record", help="Record the match and its ratings in the ledger.")] = False,
          log_dir: LogDirOpt = Path("logs"),
          db: DbOpt = "cardarena.db"):
-    """Play one match over gRPC with a readable log as it happens (for bot authors).
+    """Play one match over gRPC with a readable log as it happens (for bot authors), then the
+    result in place order.
+
+    Each run writes its bots' logs to a new folder, --log-dir/play-YYYYmmdd-HHMMSS (it says which).
 
     It stops with one line if a bot does not connect within 30 s. After the match every bot
     gets its match_end and a few seconds to leave by itself; Ctrl-C and SIGTERM stop the bots too.
@@ -52,7 +55,10 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     except GameError as e:
         raise CliError(str(e)) from None
     check_programs(bots)
+    log_dir = new_log_dir(log_dir, "play")
     make_log_dir(bots, log_dir)
+    if any(command for _, command in bots):
+        out.print(f"play: {game}, seed {seed}; bot logs in {log_dir}", markup=False)
     names = [n for n, _ in bots]
     need_ledger = record or any(c is None for _, c in bots)
     ledger = open_ledger(db) if need_ledger else None
@@ -82,7 +88,8 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     except _Stopped as e:
         raise CliError(f"{e}; its bots are stopped", code=128 + e.signum) from None
     out.print("result:")
-    for s, name in enumerate(names):
+    for s in sorted(range(len(names)), key=lambda s: (outcome.result.places[s], s)):  # place order
+        name = names[s]
         extra = f" ({outcome.faults[s]} faults)" if outcome.faults[s] else ""
         out.print(f"  place {outcome.result.places[s]}: seat {s} {name}, score {outcome.result.scores[s]:g}{extra}")
     if record:

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from .app import DbOpt, ServerOpt, out, ratings_app
-from .common import _count_bar, admin_stub, check_game, open_ledger, rpc
+from .common import _count_bar, admin_stub, caption, check_game, read_ledger, rpc
 
 
 @ratings_app.callback(invoke_without_command=True)
@@ -35,7 +35,10 @@ def ratings(ctx: typer.Context,
         rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
                           r.mean_place) for r in reply.rows]
     else:
-        rows = open_ledger(db).ratings(game)
+        ledger = read_ledger(db)
+        rows = ledger.ratings(game)
+        if fmt in ("table", "markdown"):
+            caption(ledger, f"ratings of {game or 'every game'}")
     text = format_ratings(rows, fmt)
     if fmt == "table":  # as it is, not through rich: thousands of rows print at once, a name is never markup
         sys.stdout.write(text + "\n")
@@ -49,7 +52,7 @@ def ratings_recompute(game: Annotated[Optional[str], typer.Option("--game", help
     """Rebuild the ratings and their history from the recorded matches, in recording order."""
     if game:
         check_game(game)
-    ledger = open_ledger(db)
+    ledger = read_ledger(db)
     before = {(r.game, r.bot): (r.mu, r.sigma, r.matches) for r in ledger.ratings(game)}
     t = time.perf_counter()
     bar, update = _count_bar("replaying the matches")
