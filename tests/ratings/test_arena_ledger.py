@@ -19,15 +19,15 @@ def finish(led: Ledger, match_id: int, n: int, faults=None, forfeited=None, late
                      result_details={"latency": latency} if latency else None)
 
 
-def test_owner_pause_and_bench_are_kept(tmp_path):
-    led = Ledger(str(tmp_path / "l.db"))
+def test_owner_pause_and_bench_are_kept(ledger_url):
+    led = Ledger(ledger_url())
     info, _ = led.add_bot("ada", owner="Ada L. <ada@example.org>")
     led.add_bot("bo")
     assert info.owner == "Ada L. <ada@example.org>" and led.bot("ada").owner == info.owner
     assert led.set_paused("bo", True).paused
     until = datetime.now(timezone.utc) + timedelta(minutes=10)
     led.bench_bot("ada", until, "forfeited 3 of its last 3 ladder matches")
-    states = {s.name: s for s in Ledger(str(tmp_path / "l.db")).bot_states()}  # another process reads it
+    states = {s.name: s for s in Ledger(ledger_url()).bot_states()}  # another process reads it
     assert states["bo"].paused and not states["ada"].paused
     assert states["ada"].benched(datetime.now(timezone.utc)) and "forfeited 3" in states["ada"].bench_reason
     assert abs((states["ada"].benched_until - until).total_seconds()) < 1
@@ -37,8 +37,8 @@ def test_owner_pause_and_bench_are_kept(tmp_path):
         led.set_paused("cy", True)
 
 
-def test_every_match_has_a_kind_and_lists_filter_by_it(tmp_path):
-    led = Ledger(str(tmp_path / "l.db"))
+def test_every_match_has_a_kind_and_lists_filter_by_it(ledger_url):
+    led = Ledger(ledger_url())
     for b in ("a", "b"):
         led.add_bot(b)
     league = led.create_league(GAME, {}, {}, [MatchPlan(0, 0, 1, ["a", "b"])])
@@ -52,8 +52,8 @@ def test_every_match_has_a_kind_and_lists_filter_by_it(tmp_path):
         led.create_match(GAME, 4, {}, ["a", "b"], kind="friendly")
 
 
-def test_ladder_matches_left_running_are_failed_not_replayed(tmp_path):
-    led = Ledger(str(tmp_path / "l.db"))
+def test_ladder_matches_left_running_are_failed_not_replayed(ledger_url):
+    led = Ledger(ledger_url())
     for b in ("a", "b"):
         led.add_bot(b)
     running = led.create_match(GAME, 1, {}, ["a", "b"], kind="ladder")
@@ -69,8 +69,8 @@ def test_ladder_matches_left_running_are_failed_not_replayed(tmp_path):
     assert led.check() == []  # a failed ladder match is no problem of the ledger
 
 
-def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_matches(tmp_path):
-    led = Ledger(str(tmp_path / "l.db"))
+def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_matches(ledger_url):
+    led = Ledger(ledger_url())
     for b in ("a", "b"):
         led.add_bot(b)
     for i in range(5):
@@ -83,10 +83,10 @@ def test_recent_conduct_counts_answers_faults_and_forfeits_of_the_last_ladder_ma
     assert all(c[3].tzinfo is not None for c in conduct["a"])
 
 
-def test_only_the_ladder_matches_of_a_gone_server_are_failed(tmp_path):
+def test_only_the_ladder_matches_of_a_gone_server_are_failed(ledger_url):
     """Several servers on one ledger: a match another live server plays on a lease is left alone;
     one whose worker is gone, whose lease ran out, or claimed without a lease, is failed."""
-    led = Ledger(str(tmp_path / "l.db"))
+    led = Ledger(ledger_url())
     for b in ("a", "b"):
         led.add_bot(b)
     ids = {}

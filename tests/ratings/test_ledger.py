@@ -1,8 +1,10 @@
-"""The ledger (cardarena.ratings.ledger), on an in-memory database and on a real SQLite file.
+"""The ledger (cardarena.ratings.ledger), on an in-memory database and on the test's ledger.
 
-Every test that takes the ``led`` fixture runs three times: ``:memory:``, a file in a temporary
-folder (WAL, several connections), as the referee and the CLI use them, and a database on a real
-PostgreSQL server (tests/pgserver.py).
+Every test that takes the ``led`` fixture runs twice: on ``:memory:`` (SQLite's in-memory
+database, Ledger's default) and on the test's ledger (tests/conftest.py ``ledger_url``: a file in
+a temporary folder, WAL and several connections, as the referee and the CLI use it; a database on
+a real PostgreSQL server under CARDARENA_TEST_LEDGER=postgresql, where the ``:memory:`` variant
+does not run again). The tests of ``file_path`` are about the SQLite file itself.
 """
 from __future__ import annotations
 
@@ -23,26 +25,23 @@ from cardarena.ratings import rating as rules
 GAME = "sixth-card"
 
 
-@pytest.fixture(params=["memory", "file", "postgres"])
-def led(request, tmp_path):
-    if request.param == "postgres":
-        where = request.getfixturevalue("postgres_url")
-    else:
-        where = ":memory:" if request.param == "memory" else str(tmp_path / "ledger.db")
-    ledger = Ledger(where)
+@pytest.fixture(params=[pytest.param("memory", marks=pytest.mark.sqlite), "ledger"])
+def led(request, ledger_url):
+    ledger = Ledger(":memory:" if request.param == "memory" else ledger_url())
     yield ledger
     ledger.close()
 
 
 @pytest.fixture
 def file_path(tmp_path):
+    """A SQLite file's path (the tests of the file itself)."""
     return str(tmp_path / "ledger.db")
 
 
-@pytest.fixture(params=["file", "postgres"])
-def shared(request, tmp_path):
-    """Where several Ledger objects (as several processes) meet: a SQLite file or a PostgreSQL database."""
-    return request.getfixturevalue("postgres_url") if request.param == "postgres" else str(tmp_path / "ledger.db")
+@pytest.fixture
+def shared(ledger_url):
+    """Where several Ledger objects (as several processes) meet: the test's ledger."""
+    return ledger_url()
 
 
 def add_bots(led: Ledger, *names: str) -> dict[str, str]:

@@ -17,8 +17,8 @@ def _answers(raw: bytes) -> dict:
     return out
 
 
-def test_requests_are_carried_out_in_order_and_release_only_undoes_its_own_claim(tmp_path):
-    ledger = Ledger(str(tmp_path / "r.db"))
+def test_requests_are_carried_out_in_order_and_release_only_undoes_its_own_claim(ledger_url):
+    ledger = Ledger(ledger_url())
     for b in ("a", "b"):
         ledger.add_bot(b)
     league = ledger.create_league("sixth-card", {}, {}, [MatchPlan(0, i, i, ["a", "b"]) for i in range(3)])
