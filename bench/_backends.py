@@ -47,7 +47,7 @@ def parser(doc: str) -> argparse.ArgumentParser:
     p.add_argument("--db", action="append", metavar="URL",
                    help=f"a ledger to measure: sqlite, postgresql (a throwaway server), a SQLite file or a "
                         f"postgresql:// URL; repeat, or a comma list (default {DEFAULT})")
-    p.add_argument("--quick", action="store_true", help="small sizes, so the whole run takes under a minute")
+    p.add_argument("--quick", action="store_true", help="small sizes: the whole run in about a minute")
     return p
 
 
@@ -121,7 +121,7 @@ def backends(args: argparse.Namespace) -> Iterator[list[Backend]]:
     with contextlib.ExitStack() as stack:
         found = []
         for name in names:
-            if name.startswith(("postgresql", "postgres:")):
+            if name.split("://")[0].split("+")[0] in ("postgresql", "postgres"):
                 b = Backend("PostgreSQL", lambda: "", "postgresql")
                 if "://" in name:
                     b.new = _schemas(name, b, stack)
@@ -159,9 +159,8 @@ def size_mb(ledger) -> float:
         return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()) / 1e6
     with ledger.engine.connect() as c:
         return float(c.execute(text("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                              "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                              "WHERE n.nspname = current_schema() AND c.relkind = 'r'")).scalar()) / 1e6
-
+                                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                    "WHERE n.nspname = current_schema() AND c.relkind = 'r'")).scalar()) / 1e6
 
 
 def side_by_side(title: str, backends: list[Backend], columns: list[dict[str, tuple]]) -> None:

@@ -23,7 +23,7 @@ first match claimed to the last one recorded (the ledger's ``claimed_at`` and
 matches fell to the workers, and each worker's median time to record a match (its own
 ``this run:`` line); and ``ledger check`` problems afterwards (none expected). The figures
 are printed side by side, one column a backend, with the ratio of each to the first, and the
-load average when each was measured (on a machine shared with others, more workers may only
+load average as each league started (on a machine shared with others, more workers may only
 share the same two cores). Printed, never asserted.
 
 On SQLite several workers on one file are allowed (one machine only), and serialised: every
@@ -76,6 +76,8 @@ def league(where: str, workers: int, matches: int, concurrency: int, folder: Pat
     """One league of ``matches`` on a fresh ledger, played by ``workers`` worker processes
     (``alone``: the matches/s of one worker, for the speed-up)."""
     folder.mkdir(parents=True)
+    name = f"{workers} worker{'s' if workers > 1 else ''}"
+    fig = {f"{name}: {label}": value for label, value in column().items()}
     logs, procs = [], []
 
     def start(name: str, *args: str) -> subprocess.Popen:
@@ -115,17 +117,16 @@ def league(where: str, workers: int, matches: int, concurrency: int, folder: Pat
     led.close()
     play = (last - first).total_seconds()
     runs = [THIS_RUN.search(err.read_text()) for err in logs]
-    name = f"{workers} worker{'s' if workers > 1 else ''}"
-    fig = {f"{name}: matches finished": (played, ""),
-           f"{name}: wall, from `league run` to the last exit": (wall, "s"),
-           f"{name}: play, from the first claim to the last record": (play, "s"),
-           RATE.format(name): (played / play, "/s")}
+    fig |= {f"{name}: matches finished": (played, ""),
+            f"{name}: wall, from `league run` to the last exit": (wall, "s"),
+            f"{name}: play, from the first claim to the last record": (play, "s"),
+            RATE.format(name): (played / play, "/s")}
     if alone:
         fig[f"{name}: speed over 1 worker's"] = (f"{played / play / alone:.2f}×", "")
     return fig | {
             f"{name}: matches per worker (`league run` first)": (" + ".join(map(str, shares)), ""),
             f"{name}: recording a match, p50 per worker (the same order)":
-                (" / ".join(r.group(1) if r else "none" for r in runs) + " ms", ""),
+                (" / ".join(f"{r.group(1)} ms" if r else "none" for r in runs), ""),
             f"{name}: ledger check problems": (problems, "")}
 
 
@@ -141,7 +142,7 @@ def main() -> None:
     with backends(args) as found, tempfile.TemporaryDirectory() as folder:
         columns = []
         for b in found:
-            fig = column()
+            fig = {}
             for w in counts:
                 print(f"{b.name}: {matches} matches, {w} worker{'s' if w > 1 else ''} …", flush=True)
                 alone = fig.get(RATE.format("1 worker"), (None,))[0] if w > 1 else None

@@ -1,8 +1,8 @@
 """Ledger benchmark, SQLite and PostgreSQL side by side: the time to record one match, and the
 rating table and ``ratings recompute`` of a 100,000-match ledger.
 
-    .venv/bin/python bench/ledger.py             # SQLite and a throwaway PostgreSQL; 1,000 recorded, 100,000 in the big ledger
-    .venv/bin/python bench/ledger.py --quick     # 200 recorded, 1,000 in the big ledger: about a minute
+    .venv/bin/python bench/ledger.py          # SQLite and a throwaway PostgreSQL: 1,000 recorded, 100,000 in the big ledger
+    .venv/bin/python bench/ledger.py --quick  # 200 recorded, 1,000 in the big ledger: about a minute
     .venv/bin/python bench/ledger.py --db sqlite --db postgresql://bench@db.example.org/bench --matches 20000
 
 ``--db`` names the ledgers (bench/_backends.py: ``sqlite``, ``postgresql`` for a throwaway
@@ -24,8 +24,9 @@ was measured (the machine may be shared). Printed, never asserted.
    ``ratings`` command and of the web leaderboard: ``Ledger.ratings()`` with
    ``format_ratings(…, "table")`` in this process (median and worst of 20), the first one from
    a new ``Ledger`` (connecting included), and ``cardarena ratings --game sixth-card --db …`` as
-   a new process (median of ``--runs``); then ``--later`` more matches (300 events, 100 steps) recorded on the big
-   ledger, to show the time does not grow with it, and the ledger's size on disk.
+   a new process (median of ``--runs``); then ``--later`` more matches (300 events, 100 steps
+   each) recorded on the big ledger, to show the time does not grow with it, and the ledger's
+   size on disk (for PostgreSQL, its tables with their indexes and TOAST).
 """
 from __future__ import annotations
 
