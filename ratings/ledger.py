@@ -39,7 +39,9 @@ Leases (several workers, one league)
 Recording a match
     ``record_match`` is one transaction: the seats' scores, places, faults and forfeits, the
     status, the TrueSkill update of every bot of the match (one ``rating_history`` row per
-    seat), and the ``match_log`` row with the event log and the steps (each as zlib-compressed
+    seat), the bots' summaries (``bot_summary``, :mod:`.summary`: derived sums per bot and game
+    that the bot's web page reads, updated under the same lock of the game), and the
+    ``match_log`` row with the event log and the steps (each as zlib-compressed
     JSON; the steps keep their integer seat keys). If any part fails, nothing is written. A
     match can be recorded once: a second ``record_match`` raises :class:`LedgerError`, and the
     database refuses a second log or history row for it. The log row's ``seq`` is the order of
@@ -49,8 +51,9 @@ Ratings
     The ``rating`` table keeps μ, σ and running counts per bot and game, so a rating table is
     read without scanning matches. ``recompute`` rebuilds the ratings and their history from the
     finished matches to exactly the same floats (SQLite and PostgreSQL store IEEE doubles
-    exactly, and both paths call the same :func:`~cardarena.ratings.rating.rate_match`);
-    ``check`` replays them without writing and reports every difference.
+    exactly, and both paths call the same :func:`~cardarena.ratings.rating.rate_match`), and
+    rebuilds the bots' summaries from the finished seats; ``check`` replays them without writing
+    and reports every difference, in the ratings, their history and the summaries.
 
 Reads for the web
     The pages read a ledger of 100,000 matches in a few milliseconds a query (bench/web.py):
@@ -1044,12 +1047,16 @@ class Ledger:
             found = session.connection().execute(_LISTED_SEATS_OF.where(seat_filter))
         for match_id, _seat_no, name, score, place in found:
             seats[match_id].append((name, score, place))
-        return [MatchInfo(id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
-                          bots=[s[0] for s in seats[m.id]], scores=[s[1] for s in seats[m.id]],
-                          places=[s[2] for s in seats[m.id]], league_id=m.league_id, round=m.round,
-                          index=m.position, duplicate_set=m.duplicate_set, created_at=m.created_at,
-                          finished_at=m.finished_at, fail_reason=m.fail_reason, kind=m.kind)
-                for m in rows]
+        out = []
+        for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
+                finished_at, fail_reason, kind in (tuple(m)[:len(_LISTED)] for m in rows):  # unpacked: a
+            at = seats[match_id]  # row's attributes by name cost more than the rest of a listing
+            out.append(MatchInfo(id=match_id, game=game, seed=seed, options=dict(options), status=status,
+                                 bots=[s[0] for s in at], scores=[s[1] for s in at], places=[s[2] for s in at],
+                                 league_id=league_id, round=round_, index=position, duplicate_set=duplicate_set,
+                                 created_at=created_at, finished_at=finished_at, fail_reason=fail_reason,
+                                 kind=kind))
+        return out
 
     def match(self, match_id: int) -> MatchDetail:
         """Everything recorded of one match, the event log and steps decompressed (four indexed

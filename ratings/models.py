@@ -282,13 +282,16 @@ class MatchInfo:
     def to_json(self) -> dict:
         """The fields of a listed match as JSON (a :class:`MatchDetail` adds its own): a shallow
         copy, never a deep one (``asdict`` would copy every event of a detail's log)."""
-        d = {f.name: getattr(self, f.name) for f in fields(MatchInfo)}
+        d = {name: getattr(self, name) for name in _INFO_FIELDS}
         for k in ("bots", "scores", "places"):
             d[k] = list(d[k])
         d["options"] = dict(d["options"])
         for k in ("created_at", "finished_at"):
             d[k] = d[k].isoformat() if d[k] else None
         return d
+
+
+_INFO_FIELDS = tuple(f.name for f in fields(MatchInfo))  # a listed match's fields, in order
 
 
 @dataclass(frozen=True)

@@ -253,10 +253,9 @@ def history_json(line) -> list[dict]:
     return [{"mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma} for mu, sigma in line]
 
 
-def latency_json(counts: Mapping, matches: int, not_recorded: int) -> dict:
-    """A merged decision-latency histogram (``{bin: count}``) of ``matches`` seats, as the API
-    says it (module docstring, Latency)."""
-    counts = latencies.merge([counts])
+def latency_json(counts: Mapping[int, int], matches: int, not_recorded: int) -> dict:
+    """The decision-latency histogram of ``matches`` seats merged (:func:`latencies.merge`), as
+    the API says it (module docstring, Latency)."""
     return {"decisions": sum(counts.values()), "p50": latencies.quantile(counts, 0.5),
             "p99": latencies.quantile(counts, 0.99), "matches": matches, "not_recorded": not_recorded}
 
