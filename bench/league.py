@@ -21,10 +21,11 @@ the last worker's exit (interpreters, bots, the summaries included); the play ti
 first match claimed to the last one recorded (the ledger's ``claimed_at`` and
 ``finished_at``); matches/s over the play time, and that speed over one worker's; how the
 matches fell to the workers, and each worker's median time to record a match (its own
-``this run:`` line); and ``ledger check`` problems afterwards (none expected). The figures
+``this run:`` line); and the problems ``Ledger.check()`` finds afterwards (what ``cardarena
+ledger check`` runs; none expected). The figures
 are printed side by side, one column a backend, with the ratio of each to the first, and the
 load average as each league started (on a machine shared with others, more workers may only
-share the same two cores). Printed, never asserted.
+share the same cores). Printed, never asserted.
 
 On SQLite several workers on one file are allowed (one machine only), and serialised: every
 claim, lease renewal and record is a ``BEGIN IMMEDIATE`` transaction, one writer at a time,
@@ -80,12 +81,12 @@ def league(where: str, workers: int, matches: int, concurrency: int, folder: Pat
     fig = {f"{name}: {label}": value for label, value in column().items()}
     logs, procs = [], []
 
-    def start(name: str, *args: str) -> subprocess.Popen:
-        err = folder / f"{name}.err"
+    def start(who: str, *args: str) -> subprocess.Popen:
+        err = folder / f"{who}.err"
         logs.append(err)
-        with open(folder / f"{name}.out", "w") as out, open(err, "w") as errors:
+        with open(folder / f"{who}.out", "w") as out, open(err, "w") as errors:
             procs.append(subprocess.Popen([*CLI, "league", *args, "-j", str(concurrency), "--db", where,
-                                           "--log-dir", str(folder / name)], cwd=ROOT, stdout=out, stderr=errors))
+                                           "--log-dir", str(folder / who)], cwd=ROOT, stdout=out, stderr=errors))
         return procs[-1]
 
     t0 = time.perf_counter()
@@ -150,6 +151,9 @@ def main() -> None:
             columns.append(fig)
         side_by_side(f"a Sixth Card league of {matches} matches, 4 seats, -j {args.concurrency} a worker, "
                      f"4 random bots a worker", found, columns)
+    if any(b.kind == "sqlite" for b in found):
+        print("  SQLite: several workers on one file are allowed (one machine) and their writes serialised "
+              "(each claim, renewal and record a BEGIN IMMEDIATE transaction; the others wait on the busy timeout)")
     print(f"{load()} at the end")
 
 
