@@ -1,5 +1,6 @@
 """Helpers of the arena's end-to-end tests (test_ladder.py): a real `cardarena serve --ladder`
-process on a real SQLite ledger, bots joining through `cardarena bot connect` in their own
+process on the test's ledger (a SQLite file, or PostgreSQL under CARDARENA_TEST_LEDGER:
+tests/conftest.py's ``new_ledger``), bots joining through `cardarena bot connect` in their own
 process groups, and what the ledger says about the ladder matches.
 
 Every process writes its output to a log file of the test's folder; a failed wait says what it
@@ -15,7 +16,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -82,22 +83,19 @@ class Served:
     """One `cardarena serve` of a test: start it, stop it (any signal), start it again on the
     same address and ledger."""
     workdir: Path
+    db: str  # the ledger's path or URL
     args: Sequence[str]
-    db: Path = field(init=False)
     address: str = "127.0.0.1:0"
     proc: subprocess.Popen | None = None
     starts: int = 0
     log_path: Path | None = None
-
-    def __post_init__(self):
-        self.db = self.workdir / "arena.db"
 
     def start(self) -> "Served":
         self.starts += 1
         self.log_path = self.workdir / f"serve-{self.starts}.log"
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen(
-                [*CLI, "serve", "--db", str(self.db), "--address", self.address, "--no-web", *self.args],
+                [*CLI, "serve", "--db", self.db, "--address", self.address, "--no-web", *self.args],
                 env={**os.environ, "CARDARENA_ADMIN_TOKEN": ADMIN}, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.workdir, start_new_session=True)
         found = wait_for("the server listening", self._listening, timeout=30, explain=self.log)
@@ -124,8 +122,8 @@ class Served:
                                  f"{self.log()}") from None
 
     def cli(self, *args: str, remote: bool = False) -> subprocess.CompletedProcess:
-        """A `cardarena` command on this server's ledger file, or (``remote``) through its admin service."""
-        where = ["--server", self.address] if remote else ["--db", str(self.db)]
+        """A `cardarena` command on this server's ledger, or (``remote``) through its admin service."""
+        where = ["--server", self.address] if remote else ["--db", self.db]
         return cardarena(*args, *where, cwd=self.workdir, env={"CARDARENA_ADMIN_TOKEN": ADMIN}, timeout=60)
 
     def close(self) -> None:
@@ -145,7 +143,7 @@ class Bots:
         self.max_matches: dict[str, int] = {}        # what each bot asks; 0 is the server's limit
 
     def add(self, *names: str) -> None:
-        ledger = Ledger(str(self.served.db))
+        ledger = Ledger(self.served.db)
         for name in names:
             self.tokens[name] = ledger.add_bot(name)[1]
 
@@ -175,8 +173,8 @@ class Bots:
 class Ladders:
     """What the ledger says of the ladder matches (a fresh read each call)."""
 
-    def __init__(self, db: Path):
-        self.ledger = Ledger(str(db))
+    def __init__(self, db: str):
+        self.ledger = Ledger(db)
 
     def matches(self, status: str | None = None):
         return self.ledger.matches(kind="ladder", status=status, limit=None)

@@ -63,10 +63,11 @@ def six_played_k(ladders: Ladders) -> None:
 
 
 @pytest.fixture(scope="class")
-def six(tmp_path_factory):
+def six(tmp_path_factory, new_ledger):
     """The server of TestSixBotsOnTwoLadders and its six bots (SIX)."""
     need_bridge()
-    served = Served(tmp_path_factory.mktemp("six"), [*LADDERS, "--move-time", "1", "--max-matches", "2"])
+    workdir = tmp_path_factory.mktemp("six")
+    served = Served(workdir, new_ledger(workdir, "arena"), [*LADDERS, "--move-time", "1", "--max-matches", "2"])
     bots = Bots(served)
     try:
         bots.add(*SIX)
@@ -152,12 +153,13 @@ class TestSixBotsOnTwoLadders:
 
 
 @pytest.fixture(scope="class")
-def quarantine(tmp_path_factory):
+def quarantine(tmp_path_factory, new_ledger):
     """The server of TestQuarantine (its docstring) and its five bots."""
     need_bridge()
     workdir = tmp_path_factory.mktemp("quarantine")
-    served = Served(workdir, ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
-                              "--bench-seconds", "12", "--bench-window", "5", "--bench-forfeits", "2"])
+    served = Served(workdir, new_ledger(workdir, "arena"),
+                    ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
+                     "--bench-seconds", "12", "--bench-window", "5", "--bench-forfeits", "2"])
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
@@ -223,13 +225,13 @@ class TestQuarantine:
         assert "benched until" in line and "faults in" in line, line
 
 
-def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_sigkill(tmp_path):
+def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_sigkill(tmp_path, ledger_url):
     """SIGTERM mid-ladder: no new match, the running ones get --drain 2 s, the rest (the slow
     bot's: 0.8 s a decision) are unplayed; exit 0 and a clean ledger. The bots reconnect to a
     server started again on the same ledger and address, and the ratings keep counting. A
     SIGKILLed server leaves matches running, which the next one marks unplayed."""
     need_bridge()
-    served = Served(tmp_path, [*LADDERS, "--move-time", "2", "--drain", "2"])
+    served = Served(tmp_path, ledger_url("arena"), [*LADDERS, "--move-time", "2", "--drain", "2"])
     bots = Bots(served)
     ladders = Ladders(served.db)
 

@@ -1,16 +1,21 @@
-"""Two `cardarena serve --ladder` processes on one PostgreSQL ledger (issue 17, point 4): each
-schedules among the bots connected to it, ratings are shared, a server that starts again never
-fails the matches the other is playing, and one that is killed has its matches marked unplayed.
-Real servers, real bot processes (`cardarena bot connect`), a real PostgreSQL server."""
+"""Two `cardarena serve --ladder` processes on one PostgreSQL ledger (issue 17, points 4 and 5):
+each schedules among the bots connected to it, ratings are shared, a server that starts again
+never fails the matches the other is playing, and one that is killed has its matches marked
+unplayed; a bot that plays on one server, disconnects and connects to the other plays there too,
+with one rating row and both servers' matches in its history. Real servers, real bot processes
+(`cardarena bot connect`), a real PostgreSQL server."""
 from __future__ import annotations
 
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sqlalchemy import text
 
 from cardarena.ratings import Ledger
 
@@ -103,4 +108,43 @@ def test_two_servers_share_one_ledger(postgres_url, tmp_path):
     r = subprocess.run([*CLI, "ledger", "check", "--replay", "--db", postgres_url], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and r.stdout.startswith("ledger OK"), r.stdout + r.stderr
+    led.close()
+
+
+def test_a_bot_moves_from_one_server_to_the_other(postgres_url, tmp_path):
+    """The bot plays on server a, disconnects, connects to server b and plays there: one rating
+    row for it, counting the matches of both servers, and both servers' matches in its history
+    (each match claimed in the name of the server that played it, ``host:pid``)."""
+    led = Ledger(postgres_url)
+    tokens = {n: led.add_bot(n)[1] for n in ("mover", "stays-on-a", "stays-on-b")}
+    procs = []
+    try:
+        a, a_address, _ = serve(postgres_url, tmp_path, "serve-a")
+        b, b_address, _ = serve(postgres_url, tmp_path, "serve-b")
+        procs += [a, b, connect(tokens["stays-on-a"], a_address, tmp_path, "stays-on-a"),
+                  connect(tokens["stays-on-b"], b_address, tmp_path, "stays-on-b")]
+        server = {f"{socket.gethostname()}:{p.pid}": name for p, name in ((a, "a"), (b, "b"))}
+
+        def where_played() -> dict[int, str]:
+            """The mover's finished ladder matches → the server that played each."""
+            with led.engine.connect() as c:
+                worker = dict(c.execute(text("SELECT id, worker FROM match WHERE kind = 'ladder'")).all())
+            return {m.id: server[worker[m.id]] for m in led.matches(bot="mover", kind="ladder", status="finished",
+                                                                      limit=None)}
+        mover = connect(tokens["mover"], a_address, tmp_path, "mover-on-a")
+        procs.append(mover)
+        wait("the bot has played on server a", lambda: "a" in where_played().values())
+        kill(mover, signal.SIGTERM)
+        procs.append(connect(tokens["mover"], b_address, tmp_path, "mover-on-b"))
+        wait("the bot has played on server b", lambda: "b" in where_played().values())
+    finally:
+        for p in procs:
+            kill(p, signal.SIGTERM)
+    played = where_played()
+    history = led.matches(bot="mover", kind="ladder", status="finished", limit=None)
+    opponents = {server_name: {bot for m in history if played[m.id] == server_name for bot in m.bots} - {"mover"}
+                 for server_name in ("a", "b")}
+    assert opponents == {"a": {"stays-on-a"}, "b": {"stays-on-b"}}, "each server seated it with its own bots"
+    (row,) = [r for r in led.ratings("sixth-card") if r.bot == "mover"]
+    assert row.matches == len(history) == len(led.rating_history("mover", "sixth-card")), "one rating, both servers"
     led.close()
