@@ -81,10 +81,18 @@ def __getattr__(name: str):
 
 
 # ----------------------------------------------------------------------------- entry point
-def _storage_error(e: Exception) -> bool:
-    """A LedgerStorageError (the ledger module is looked at only if something imported it)."""
-    ledger = sys.modules.get("cardarena.ratings.ledger")
-    return ledger is not None and isinstance(e, ledger.LedgerStorageError)
+#: The known failures of what the commands delegate to, each said as its own one line (exit 1):
+#: a ledger's (no such bot, league or match; a damaged or full database), a league's, a game's
+#: options, a bot program that cannot start. A module is looked at only once something imported
+#: it, so a command that never opened the ledger does not import it here.
+KNOWN_ERRORS = (("cardarena.ratings.ledger", "LedgerError"), ("cardarena.ratings.ledger", "LedgerStorageError"),
+                ("cardarena.server.league", "LeagueError"), ("cardarena.server.games.base", "GameError"),
+                ("cardarena.server.procs", "BotStartError"))
+
+
+def _known_error(e: Exception) -> bool:
+    return any(isinstance(e, getattr(sys.modules[module], name))
+               for module, name in KNOWN_ERRORS if module in sys.modules)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         err.print("cardarena: interrupted", markup=False)
         return_code = 130
     except Exception as e:
-        if not _storage_error(e):
+        if not _known_error(e):
             raise
         err.print(f"cardarena: {e}", markup=False)
         return_code = 1

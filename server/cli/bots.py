@@ -30,11 +30,7 @@ def bot_add(name: Annotated[str, typer.Argument(help="The bot's name (unique).")
         reply = rpc(stub.AddBot, admin_pb2.AddBotRequest(name=name, owner=owner or ""), metadata=md)
         token = reply.token
     else:
-        from cardarena.ratings import LedgerError
-        try:
-            _, token = open_ledger(db).add_bot(name, owner)
-        except LedgerError as e:
-            raise CliError(str(e)) from None
+        _, token = open_ledger(db).add_bot(name, owner)
     err.print(f"bot {name} added; its token (shown once, give it to the bot as CARDARENA_TOKEN):")
     print(token)
 
@@ -75,11 +71,7 @@ def _set_paused(name: str, paused: bool, db: str, server: str | None) -> None:
         stub, md = admin_stub(server)
         rpc(stub.PauseBot, admin_pb2.PauseBotRequest(name=name, paused=paused), metadata=md)
     else:
-        from cardarena.ratings import LedgerError
-        try:
-            open_ledger(db).set_paused(name, paused)
-        except LedgerError as e:
-            raise CliError(str(e)) from None
+        open_ledger(db).set_paused(name, paused)
     out.print(f"bot {name} " + ("paused: it gets no new ladder match until `cardarena bot resume " + name + "`"
                                 if paused else "resumed: it plays on the ladders again"), markup=False)
 

@@ -267,10 +267,7 @@ def _register_bots(ledger, bots) -> None:
         except LedgerError:
             if command is None:
                 raise CliError(f"no bot named {name!r}: add it with `cardarena bot add {name}` or give NAME=COMMAND") from None
-            try:
-                ledger.add_bot(name)
-            except LedgerError as e:
-                raise CliError(str(e)) from None
+            ledger.add_bot(name)
 
 
 def _league_bar(title: str, total: int, done: int):

@@ -34,7 +34,7 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
     under a progress bar with ETA. Ctrl-C, SIGTERM and a ledger that cannot record stop it with
     one line and leave the league resumable (league.py); a dead bot never stops it."""
     from cardarena.ratings import LedgerStorageError
-    from ..league import LeagueError, LeagueStats, RecorderError
+    from ..league import LeagueStats, RecorderError
     from .hosting import _run_hosting, _Stopped
     stats = state["stats"] = LeagueStats()
 
@@ -61,8 +61,6 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
 
     try:
         result = _run_hosting(bots, db, log_dir, start, move_time=move_time, web=web)
-    except LeagueError as e:
-        raise CliError(str(e)) from None
     except KeyboardInterrupt:
         raise CliError(stopped("interrupted"), code=130) from None
     except _Stopped as e:
@@ -156,7 +154,7 @@ def league_run(
     worker: `cardarena league work ID` joins it from other processes or machines (a shared
     PostgreSQL --db); each match is claimed on a lease (--lease) that its worker renews.
     """
-    from ..league import LeagueError, LeagueSpec, check_spec, league_plans
+    from ..league import LeagueSpec, check_spec, league_plans
     check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
@@ -168,17 +166,14 @@ def league_run(
                       move_seconds=move_time, options=options, start_timeout=start_timeout,
                       bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace, matches=matches,
                       duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects)
-    try:
-        spec = check_spec(spec)
-        check_programs(bots)
-        if server:
-            if web_address is not None:
-                raise CliError("--web-address serves the pages of a local league; the --server serves its own "
-                               "(`cardarena serve --web-address`)")
-            return _league_remote(server, spec, bots, log_dir)
-        plans = league_plans(spec)
-    except LeagueError as e:
-        raise CliError(str(e)) from None
+    spec = check_spec(spec)
+    check_programs(bots)
+    if server:
+        if web_address is not None:
+            raise CliError("--web-address serves the pages of a local league; the --server serves its own "
+                           "(`cardarena serve --web-address`)")
+        return _league_remote(server, spec, bots, log_dir)
+    plans = league_plans(spec)
     from ..schedule import describe
     total = len(plans)
     plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
@@ -277,11 +272,7 @@ def league_resume(
 def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int | None):
     """For `league resume` and `league work`: the league, and its bots as (name, command): the
     command the league recorded (run from its folder) unless --bot gives another."""
-    from cardarena.ratings import LedgerError
-    try:
-        info = ledger.league(league_id)
-    except LedgerError as e:
-        raise CliError(str(e)) from None
+    info = ledger.league(league_id)
     settings = info.settings
     names = list(settings.get("bots") or [])
     if not names:
@@ -485,16 +476,15 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
                 db: DbOpt = "cardarena.db"):
     """A league: settings, progress, standings (points, places with 95% intervals, per-seat results),
     head-to-head, and for a duplicate league the results per set."""
-    from cardarena.ratings import LedgerError, standings
+    from cardarena.ratings import standings
     from cardarena.ratings.standings import format_duplicate, format_head_to_head, format_seats, format_table
     if fmt not in ("table", "json"):
         raise typer.BadParameter("use table or json", param_hint="--format")
     ledger = read_ledger(db, f"league {league_id}")
-    try:
-        info = ledger.league(league_id)
-        results = ledger.league_results(league_id)
-    except LedgerError as e:
-        raise CliError(str(e)) from None
+    info = ledger.league(league_id)
+    results = ledger.league_results(league_id)
+    if fmt == "table":
+        caption(ledger, f"league {league_id}")
     s = info.settings
     st = standings(results, s.get("bots"))
     if fmt == "json":

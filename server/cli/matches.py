@@ -41,11 +41,7 @@ def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
 
 
 def _load_match(db: str, match_id: int):
-    from cardarena.ratings import LedgerError
-    try:
-        return read_ledger(db, f"match {match_id}").match(match_id)
-    except LedgerError as e:
-        raise CliError(str(e)) from None
+    return read_ledger(db, f"match {match_id}").match(match_id)
 
 
 @match_app.command("show")
@@ -74,17 +70,13 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
                  league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
                  db: DbOpt = "cardarena.db"):
     """Replay a recorded match from its seed and steps and check the recorded events and result."""
-    from cardarena.ratings import LedgerError
-    from ..league import LeagueError, verify_match
+    from ..league import verify_match
     if (match_id is None) == (league is None):
         raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
     ledger = read_ledger(db, f"match {match_id}" if match_id is not None else f"league {league}")
     if match_id is not None:
         m = _load_match(db, match_id)
-        try:
-            problems = verify_match(m)
-        except LeagueError as e:
-            raise CliError(str(e)) from None
+        problems = verify_match(m)
         if problems:
             for p in problems:
                 out.print(f"match {m.id}: {p}", markup=False)
@@ -92,10 +84,7 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
         out.print(f"match {m.id} verified: seed {m.seed} and its {len(m.steps)} steps replay the {len(m.events)} "
                   f"recorded events and the result (places {' '.join(map(str, m.places))}) exactly", markup=False)
         return
-    try:
-        ids = [m.id for m in ledger.league_matches(league, "finished")]
-    except LedgerError as e:
-        raise CliError(str(e)) from None
+    ids = [m.id for m in ledger.league_matches(league, "finished")]
     bad = 0
     older: list[int] = []
     bar, update = _count_bar(f"verifying league {league}")

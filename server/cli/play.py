@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..games import GameError, get as get_game
+from ..games import get as get_game
 from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, out
 from .common import (
     _register_bots, check_game, check_programs, check_time_control, make_log_dir, new_log_dir, open_ledger,
@@ -50,10 +50,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     from .hosting import _run_hosting, _Stopped, _wait_connected
     tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace,
                      **({} if max_reconnects is None else {"max_reconnects": max_reconnects}))
-    try:
-        cls.parse_options(options)
-    except GameError as e:
-        raise CliError(str(e)) from None
+    cls.parse_options(options)
     check_programs(bots)
     log_dir = new_log_dir(log_dir, "play")
     make_log_dir(bots, log_dir)
