@@ -5,7 +5,8 @@ process each time, on a 100,000-match ledger (targets, issue 18: under 200 ms an
     .venv/bin/python bench/cli.py --db big.db --runs 21 --top 15
     .venv/bin/python bench/cli.py --command "python -m cardarena.server.cli"   # another CLI, to compare
 
-Printed, never asserted: the median and worst of ``--runs`` runs of each command (after one
+Printed, never asserted: the median and worst wall time and the median CPU time (user +
+system, steadier on a shared machine) of ``--runs`` runs of each command (after one
 warm-up run, which also writes the bytecode caches a user's install has, whatever
 PYTHONDONTWRITEBYTECODE says), the load average (the machine may be shared), and for
 ``ratings`` the ``-X importtime`` top list: the modules whose import costs most (cumulative,
@@ -21,6 +22,7 @@ import argparse
 import collections
 import os
 import random
+import resource
 import shlex
 import statistics
 import subprocess
@@ -54,17 +56,21 @@ def build_ledger(matches: int, bots: int) -> Path:
     return path
 
 
-def timed(argv: list[str], env: dict, runs: int) -> list[float]:
-    """Wall seconds of ``runs`` new processes (after one warm-up run); exits on a failure."""
-    times = []
+def timed(argv: list[str], env: dict, runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU (user + system) seconds of ``runs`` new processes (after one warm-up run);
+    exits on a failure. On a loaded machine the CPU time is the steadier figure."""
+    wall, cpu = [], []
     for k in range(runs + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode:
             raise SystemExit(f"{shlex.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if k:
-            times.append(time.perf_counter() - t)
-    return times
+            wall.append(time.perf_counter() - t)
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def import_top(argv: list[str], env: dict, top: int) -> None:
@@ -106,9 +112,10 @@ def main() -> None:
     print(f"{shlex.join(cli)}; ledger {db}; {args.runs} runs each")
     for title, (argv, target) in commands.items():
         load = os.getloadavg()[0]
-        times = timed(cli + argv, env, args.runs)
-        print(f"{title}: median {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms "
-              f"(target {target * 1000:.0f} ms; load average {load:.2f})", flush=True)
+        times, cpu = timed(cli + argv, env, args.runs)
+        print(f"{title}: median {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms, "
+              f"CPU median {statistics.median(cpu) * 1000:.0f} ms (target {target * 1000:.0f} ms; "
+              f"load average {load:.2f})", flush=True)
     if "-m" in cli:  # a Python command line
         print("`cardarena ratings --game sixth-card`, one run:")
         import_top(cli + commands["cardarena ratings --game sixth-card"][0], env, args.top)
