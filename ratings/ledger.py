@@ -964,8 +964,10 @@ class Ledger:
         out, history, updates, inserts = [], [], [], []
         for seat, (bot_id, before, after) in enumerate(zip(bot_ids, current, new)):
             rated = after is not None
+            rated_n = None
             if rated:
                 mu, sigma, matches, wins, place_sum = rows.get(bot_id, (*start, 0, 0, 0))
+                rated_n = matches + 1
                 row = {"mu": after[0], "sigma": after[1], "matches": matches + 1,
                        "wins": wins + (places[seat] == 1), "place_sum": place_sum + places[seat]}
                 if bot_id in rows:
@@ -977,7 +979,7 @@ class Ledger:
             out.append((bot_id, rated, before[0], before[1], after[0], after[1]))
             history.append({"match_id": match_id, "seat": seat, "bot_id": bot_id, "game": game,
                             "rated": rated, "mu_before": before[0], "sigma_before": before[1],
-                            "mu": after[0], "sigma": after[1]})
+                            "mu": after[0], "sigma": after[1], "rated_n": rated_n})
         if updates:
             session.execute(_RATING_UPDATE, updates)
         for row in inserts:
@@ -1181,7 +1183,8 @@ class Ledger:
                     row[3] += place == 1
                     row[4] += place
                 history[match_id, seat] = (b, g, after is not None, before[0], before[1],
-                                           *(after if after is not None else before))
+                                           *(after if after is not None else before),
+                                           state[b, g][2] if after is not None else None)
 
         total = 0
         if progress is not None:
@@ -1231,8 +1234,8 @@ class Ledger:
             if history:
                 session.execute(insert(RatingHistory), [
                     {"match_id": match_id, "seat": seat, "bot_id": b, "game": g, "rated": rated,
-                     "mu_before": mb, "sigma_before": sb, "mu": mu, "sigma": sigma}
-                    for (match_id, seat), (b, g, rated, mb, sb, mu, sigma) in sorted(history.items())])
+                     "mu_before": mb, "sigma_before": sb, "mu": mu, "sigma": sigma, "rated_n": n}
+                    for (match_id, seat), (b, g, rated, mb, sb, mu, sigma, n) in sorted(history.items())])
             summary.rebuild(session.connection(), game)
             return replayed
 
@@ -1292,7 +1295,7 @@ class Ledger:
                                          zip(("μ", "σ", "matches", "wins", "place sum"), have, want) if h != w)
                         problems.append(f"rating of {who} differs from its recomputation: {diff}")
             stored_history = {(h.match_id, h.seat): (h.bot_id, h.game, h.rated, h.mu_before, h.sigma_before,
-                                                     h.mu, h.sigma)
+                                                     h.mu, h.sigma, h.rated_n)
                               for h in session.exec(select(RatingHistory))}
             wrong = sorted({m for m, _ in stored_history.keys() ^ history.keys()} |
                            {k[0] for k in stored_history.keys() & history.keys() if stored_history[k] != history[k]})
@@ -1328,24 +1331,24 @@ def _matches_statement(league: bool, game: bool, status: bool, kind: bool, bot: 
 @functools.cache
 def _line_statement(by_game: bool, by_bots: bool):
     """``Ledger.rating_lines``'s statement, built once for each filter (building it is a good
-    part of a small query's time); parameters ``game``, ``bots`` (expanding) and ``points``."""
+    part of a small query's time); parameters ``game``, ``bots`` (expanding) and ``points``.
+
+    A rated row's place back from the bot's last rated match is ``matches − rated_n + 1``
+    (``rating.matches`` counts the same rated matches), so the thinning is a filter on the index
+    ``(bot_id, game, rated_n, mu, sigma)``: no window, no sort, no ``match_log`` row."""
     rh = RatingHistory.__table__.c
-    q = (select(_bot.name, rh.game, rh.mu, rh.sigma,
-                func.row_number().over(partition_by=(rh.bot_id, rh.game), order_by=MatchLog.__table__.c.seq.desc())
-                .label("back"),
-                _rating.matches.label("n"))  # the rated matches, counted already
-         .join_from(RatingHistory.__table__, MatchLog.__table__, MatchLog.__table__.c.match_id == rh.match_id)
-         .join(Bot.__table__, _bot.id == rh.bot_id)
+    points = bindparam("points", type_=Integer)
+    back = _rating.matches - rh.rated_n + 1
+    step = (_rating.matches + points - 1) // points
+    q = (select(_bot.name, rh.game, back.label("back"), rh.mu, rh.sigma)
+         .join_from(RatingHistory.__table__, Bot.__table__, _bot.id == rh.bot_id)
          .join(Rating.__table__, (_rating.bot_id == rh.bot_id) & (_rating.game == rh.game))
-         .where(rh.rated == true()))
+         .where(rh.rated_n.is_not(None), (back - 1) % step == 0))
     if by_game:
         q = q.where(rh.game == bindparam("game"))
     if by_bots:
         q = q.where(_bot.name.in_(bindparam("bots", expanding=True)))
-    line = q.subquery()
-    points = bindparam("points", type_=Integer)
-    step = (line.c.n + points - 1) // points
-    return select(line.c.name, line.c.game, line.c.back, line.c.mu, line.c.sigma).where((line.c.back - 1) % step == 0)
+    return q
 
 
 def _status(status: str) -> str:

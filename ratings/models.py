@@ -20,7 +20,8 @@ table               one row per
 ``match_log``       finished match: the event log and the steps, zlib-compressed JSON; its
                     ``seq`` is the order in which matches were recorded (the rating order)
 ``rating``          bot and game: TrueSkill μ and σ, and running counts (matches, wins, places)
-``rating_history``  seat of a finished match: the bot's μ, σ before and after it
+``rating_history``  seat of a finished match: the bot's μ, σ before and after it, and (rated
+                    seats) ``rated_n``, how many rated matches of the game the bot has with it
 ``bot_summary``     bot and game: its finished seats, wins, places, faults (by kind), forfeits
                     and merged decision-latency histogram, summed (:mod:`.summary`)
 ==================  ===========================================================================
@@ -37,8 +38,10 @@ its seed (``Ledger.claim_next``). A match claimed without a lease (the arena, ``
 
 Indexes for the reads of the web pages (:data:`INDEXES`), beyond the keys and the single-column
 ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching any other
-bot's seats, and ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, a bot's rating
-line in one game read from the index alone (no row of the table is visited).
+bot's seats, ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, and
+``rating_history (bot_id, game, rated_n, mu, sigma)``: a bot's rating line in one game, thinned
+by its ``rated_n`` (the bot's count of rated matches of the game at that row: derived, like the
+rest of the history), read from the index alone (no row of the table, no ``match_log`` row).
 A new ledger gets them with its tables; an older one by its migration (``ledger upgrade``).
 """
 from __future__ import annotations
@@ -149,6 +152,7 @@ class RatingHistory(SQLModel, table=True):
     sigma_before: float
     mu: float
     sigma: float
+    rated_n: int | None = None  # rated: its bot's rated matches of the game so far, this one included
 
 
 class BotSummary(SQLModel, table=True):
@@ -174,6 +178,8 @@ INDEXES = (
     Index("ix_match_kind", Match.__table__.c.kind, Match.__table__.c.id),
     Index("ix_rating_history_line", *(RatingHistory.__table__.c[k]
                                       for k in ("bot_id", "game", "rated", "match_id", "mu", "sigma"))),
+    Index("ix_rating_history_points", *(RatingHistory.__table__.c[k]
+                                        for k in ("bot_id", "game", "rated_n", "mu", "sigma"))),
 )
 
 

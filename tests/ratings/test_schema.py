@@ -33,7 +33,8 @@ def facts(path: Path) -> dict:
                 "matches": c.execute("SELECT id, game, seed, status, league_id FROM match ORDER BY id").fetchall(),
                 "seats": c.execute("SELECT * FROM seat ORDER BY match_id, seat").fetchall(),
                 "ratings": c.execute("SELECT * FROM rating ORDER BY bot_id, game").fetchall(),
-                "history": c.execute("SELECT * FROM rating_history ORDER BY id").fetchall(),
+                "history": c.execute("SELECT id, match_id, seat, bot_id, game, rated, mu_before, sigma_before, mu, "
+                                     "sigma FROM rating_history ORDER BY id").fetchall(),  # 0.1.0's columns
                 "logs": c.execute("SELECT match_id, events, steps FROM match_log ORDER BY seq").fetchall()}
 
 
@@ -67,6 +68,7 @@ def test_a_first_release_ledger_is_refused_until_upgraded_and_keeps_everything(t
         finished_seats = c.execute("SELECT count(*) FROM seat JOIN match ON match.id = seat.match_id "
                                    "WHERE match.status = 'finished'").fetchone()[0]
         assert c.execute("SELECT sum(seats) FROM bot_summary").fetchone()[0] == finished_seats > 0  # 0004 filled it
+        assert c.execute("SELECT count(*) FROM rating_history WHERE rated AND rated_n IS NULL").fetchone() == (0,)
     r = cardarena("ledger", "upgrade", "--db", str(db), cwd=tmp_path)
     assert r.returncode == 0 and "already: nothing to do" in r.stdout
     r = cardarena("ratings", "recompute", "--db", str(db), cwd=tmp_path)
@@ -133,7 +135,8 @@ def where(request, tmp_path):
 
 
 def test_upgrading_a_0003_ledger_fills_the_bots_summaries_from_its_matches(where, tmp_path):
-    """0004 creates ``bot_summary`` and fills it with what record_match would have kept."""
+    """0004 creates ``bot_summary`` and fills it with what record_match would have kept, and
+    gives each rated history row its ``rated_n`` as record_match writes it."""
     from alembic import command
     led = Ledger(where)
     for b in ("a", "b", "c"):
@@ -146,6 +149,7 @@ def test_upgrading_a_0003_ledger_fills_the_bots_summaries_from_its_matches(where
                              "faults": [{"seat": s, "step": 0, "kind": "timeout"} for s in range(3) if faults[s]]})
     with led.engine.connect() as conn:
         kept = sorted(tuple(r) for r in conn.execute(text("SELECT * FROM bot_summary")))
+        history = conn.execute(text("SELECT * FROM rating_history ORDER BY id")).all()
     led.close()
     engine = create_engine(database_url(where))
     with engine.begin() as conn:
@@ -158,7 +162,9 @@ def test_upgrading_a_0003_ledger_fills_the_bots_summaries_from_its_matches(where
     assert r.returncode == 0 and "upgraded from schema version 0003" in r.stdout, r.stdout + r.stderr
     with engine.connect() as conn:
         assert sorted(tuple(r) for r in conn.execute(text("SELECT * FROM bot_summary"))) == kept
+        assert conn.execute(text("SELECT * FROM rating_history ORDER BY id")).all() == history  # rated_n too
     engine.dispose()
+    assert [r.rated_n for r in history] == [1, 1, 1, 2, 2, 2]
     assert len(kept) == 3 and Ledger(where).check() == []
 
 

@@ -126,6 +126,32 @@ def test_recompute_rebuilds_the_summaries_from_the_facts_and_check_finds_a_wrong
     assert led.check() == []
 
 
+def test_each_rated_history_row_counts_its_bots_rated_matches_and_recompute_writes_the_same(led):
+    """``rated_n`` (what a rating line is thinned by): 1, 2, … per bot and game in recording
+    order, None for a self-play seat; recompute gives the same, check finds a wrong one."""
+    random_ledger(led, 40)
+    with led.engine.connect() as c:
+        rows = c.execute(text("SELECT h.bot_id, h.game, h.rated, h.rated_n FROM rating_history h JOIN match_log l "
+                              "ON l.match_id = h.match_id ORDER BY l.seq, h.seat")).all()
+    counted: dict = {}
+    for bot_id, game, rated, rated_n in rows:
+        if rated:
+            counted[bot_id, game] = counted.get((bot_id, game), 0) + 1
+            assert rated_n == counted[bot_id, game]
+        else:
+            assert rated_n is None
+    assert any(not r.rated for r in rows)
+    led.recompute()
+    with led.engine.connect() as c:
+        again = c.execute(text("SELECT h.bot_id, h.game, h.rated, h.rated_n FROM rating_history h JOIN match_log l "
+                               "ON l.match_id = h.match_id ORDER BY l.seq, h.seat")).all()
+    assert again == rows
+    with led.engine.begin() as c:
+        c.execute(text("UPDATE rating_history SET rated_n = rated_n + 1 WHERE id = (SELECT min(id) FROM rating_history "
+                       "WHERE rated_n IS NOT NULL)"))
+    assert any(p.startswith("rating history of match") for p in led.check())
+
+
 def test_several_processes_recording_one_game_keep_every_seat(shared):
     """Matches of one game among the same bots recorded by four ledgers at once (four processes):
     each summary counts every seat once (SQLite's BEGIN IMMEDIATE, PostgreSQL's game lock)."""
