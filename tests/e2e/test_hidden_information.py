@@ -16,14 +16,14 @@ from e2ekit import ROOT, cardarena, example
 from cardarena.ratings import Ledger
 
 
-def test_spy_bot_never_sees_another_seats_unrevealed_cards(workdir):
-    db = workdir / "spy.db"
+def test_spy_bot_never_sees_another_seats_unrevealed_cards(workdir, ledger_url):
+    db = ledger_url()
     spy_log = workdir / "spy.jsonl"
     bots = ["--bot", f"spy=python {ROOT / 'tests' / 'bots' / 'spy_bot.py'}",
             "--bot", f"r1={example('random_bot.py')}", "--bot", f"r2={example('random_bot.py')}",
             "--bot", f"r3={example('heuristic_bot.py')}"]
     r = cardarena("league", "run", "--game", "sixth-card", *bots, "--seats", "4", "--seed", "5",
-                  "--db", str(db), "--log-dir", str(workdir / "logs"), cwd=workdir, env={"SPY_LOG": str(spy_log)})
+                  "--db", db, "--log-dir", str(workdir / "logs"), cwd=workdir, env={"SPY_LOG": str(spy_log)})
     assert r.returncode == 0, r.stderr
 
     received = [json.loads(line) for line in spy_log.read_text(encoding="utf-8").splitlines()]
@@ -37,7 +37,7 @@ def test_spy_bot_never_sees_another_seats_unrevealed_cards(workdir):
         elif rec["kind"] == "match_start":
             assert "seed" not in json.dumps(rec["msg"]), "the seed would reveal the deal"
 
-    led = Ledger(str(db))
+    led = Ledger(db)
     (league,) = led.leagues()
     checked = 0
     for m in led.league_matches(league.id):

@@ -9,19 +9,19 @@ from e2ekit import cardarena, example
 from cardarena.ratings import Ledger
 
 
-def test_round_robin_league_of_four_bot_processes_fills_the_ledger(workdir):
-    db = workdir / "league.db"
+def test_round_robin_league_of_four_bot_processes_fills_the_ledger(workdir, ledger_url):
+    db = ledger_url()
     bots = ["--bot", f"rand-a={example('random_bot.py')}", "--bot", f"rand-b={example('random_bot.py')}",
             "--bot", f"heur-a={example('heuristic_bot.py')}", "--bot", f"heur-b={example('heuristic_bot.py')}"]
     r = cardarena("league", "run", "--game", "sixth-card", *bots, "--seats", "4", "--rounds", "2",
-                  "--seed", "9", "--db", str(db), "--log-dir", str(workdir / "logs"), cwd=workdir)
+                  "--seed", "9", "--db", db, "--log-dir", str(workdir / "logs"), cwd=workdir)
     assert r.returncode == 0, r.stderr
     assert "finished: 8 matches" in r.stdout
     for name in ("rand-a", "rand-b", "heur-a", "heur-b"):
         assert name in r.stdout  # the rating table
         assert (next((workdir / "logs").iterdir()) / f"{name}.log").exists()
 
-    led = Ledger(str(db))
+    led = Ledger(db)
     (league,) = led.leagues()
     assert league.game == "sixth-card" and league.total == 8 and league.counts["finished"] == 8
     matches = led.league_matches(league.id)
@@ -42,10 +42,10 @@ def test_round_robin_league_of_four_bot_processes_fills_the_ledger(workdir):
     assert led.check() == []
 
     # the same ledger read back through the CLI
-    r = cardarena("ratings", "--game", "sixth-card", "--format", "json", "--db", str(db), cwd=workdir)
+    r = cardarena("ratings", "--game", "sixth-card", "--format", "json", "--db", db, cwd=workdir)
     assert r.returncode == 0, r.stderr
     table = json.loads(r.stdout)
     assert {row["bot"] for row in table} == set(rows)
     assert table[0]["conservative"] >= table[-1]["conservative"]
-    r = cardarena("match", "show", str(matches[0].id), "--db", str(db), cwd=workdir)
+    r = cardarena("match", "show", str(matches[0].id), "--db", db, cwd=workdir)
     assert r.returncode == 0 and "revealed" in r.stdout and "result:" in r.stdout

@@ -32,10 +32,9 @@ def wait_healthy(address: str, timeout: float = 20) -> None:
     raise AssertionError("the server never became healthy")
 
 
-def test_serve_admin_service_and_a_remote_league(workdir):
+def test_serve_admin_service_and_a_remote_league(workdir, ledger_url):
     address = f"127.0.0.1:{free_port()}"
-    db = workdir / "served.db"
-    env = {**os.environ, "CARDARENA_ADMIN_TOKEN": "admin-secret-for-tests", "CARDARENA_DB": str(db)}
+    env = {**os.environ, "CARDARENA_ADMIN_TOKEN": "admin-secret-for-tests", "CARDARENA_DB": ledger_url()}
     server = subprocess.Popen([*CLI, "serve", "--address", address, "--move-time", "5"], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     bot = None

@@ -1,6 +1,7 @@
 """The conduct tests' harness (tests/faults/test_conduct.py, bench/conduct.py): a league as
 `cardarena league run` plays it — a real referee on a free port, real bot processes, a real
-SQLite ledger — with a real TCP proxy in front of the bots that should suffer network cuts."""
+ledger (the test's: tests/conftest.py ``ledger_url``) — with a real TCP proxy in front of the
+bots that should suffer network cuts."""
 from __future__ import annotations
 
 import asyncio
@@ -43,13 +44,14 @@ class Played:
         return [(m, m.bots.index(bot)) for m in self.matches() if bot in m.bots]
 
 
-def league(tmp_path: Path, bots: dict[str, str], *, seats: int, move: float, grace: float = 2.0,
+def league(tmp_path: Path, bots: dict[str, str], *, db: str | None = None, seats: int, move: float, grace: float = 2.0,
            matches: int | None = None, concurrency: int = 4, options=None, via_proxy=(), during=None,
            referee: Referee | None = None, env=None, timeout: float = 120,
            max_reconnects: int | None = None) -> Played:
-    """A league of ``bots`` (name → command) as `cardarena league run` plays it; the bots in
-    ``via_proxy`` connect through a TCP proxy; ``during(referee, proxy)`` runs alongside."""
-    ledger = Ledger(str(tmp_path / "conduct.db"))
+    """A league of ``bots`` (name → command) on the ledger ``db`` (by default a SQLite file in
+    ``tmp_path``), as `cardarena league run` plays it; the bots in ``via_proxy`` connect
+    through a TCP proxy; ``during(referee, proxy)`` runs alongside."""
+    ledger = Ledger(db or str(tmp_path / "conduct.db"))
     referee = referee or Referee()
 
     async def main():

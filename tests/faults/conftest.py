@@ -1,5 +1,6 @@
 """A league harness for misbehaving bots: a real referee on a free port, real bot processes,
-a real SQLite ledger, and the league runner — as `cardarena league run` does, with short clocks."""
+the test's ledger (tests/conftest.py ``ledger_url``), and the league runner — as `cardarena
+league run` does, with short clocks."""
 from __future__ import annotations
 
 import asyncio
@@ -33,10 +34,10 @@ class LeagueRun:
         return [self.ledger.match(m.id) for m in self.ledger.league_matches(self.league_id)]
 
 
-def play_league(tmp_path: Path, bad_script: str, *, move=0.3, grace=1.0, start_timeout=4.0,
+def play_league(tmp_path: Path, db: str, bad_script: str, *, move=0.3, grace=1.0, start_timeout=4.0,
                 max_faults=3, caplog=None) -> LeagueRun:
     """Three good random bots and one bad one, tables of 3: 12 short Sixth Card matches."""
-    ledger = Ledger(str(tmp_path / "faults.db"))
+    ledger = Ledger(db)
     bad = "bad"
     tokens: list[str] = []
 
@@ -71,9 +72,9 @@ def play_league(tmp_path: Path, bad_script: str, *, move=0.3, grace=1.0, start_t
 
 
 @pytest.fixture
-def league(tmp_path, caplog):
+def league(tmp_path, ledger_url, caplog):
     caplog.set_level(logging.DEBUG, logger="cardarena")
 
     def run(bad_script: str, **kw) -> LeagueRun:
-        return play_league(tmp_path, bad_script, caplog=caplog, **kw)
+        return play_league(tmp_path, ledger_url(), bad_script, caplog=caplog, **kw)
     return run

@@ -23,12 +23,12 @@ from cardarena.server.referee import FLOOD_BURST, Referee, TimeControl
 from cardarena.server.service import start_server
 
 
-def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_path, caplog):
+def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_path, ledger_url, caplog):
     """Old policy: each disconnect started a fresh grace, so the staller's matches never ended."""
     caplog.set_level(logging.INFO, logger="cardarena")
     grace = 1.0
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
-    played = league(tmp_path, bots, seats=3, move=0.5, grace=grace, env={"CARDARENA_STALL": "0.9"})
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.5, grace=grace, env={"CARDARENA_STALL": "0.9"})
     assert_unaffected(played, "staller")
     seats = played.seats_of("staller")
     assert len(seats) == 9
@@ -42,13 +42,13 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
     assert caplog.text.count("bot staller connected") >= 3, "it did drop and come back"
 
 
-def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path):
+def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path, ledger_url):
     """The other half of the bound (README: grace + max_reconnects × (move + bank)): a staller
     that comes back at once never spends its grace, so the reconnect cap ends it: its seat
     forfeits after max_reconnects + 1 new streams while a decision of the match waited."""
     cap = 3
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
-    played = league(tmp_path, bots, seats=3, move=0.5, grace=10.0, max_reconnects=cap,
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.5, grace=10.0, max_reconnects=cap,
                     env={"CARDARENA_STALL": "0.05"})
     assert_unaffected(played, "staller")
     for m, seat in played.seats_of("staller"):
@@ -56,12 +56,12 @@ def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path):
         assert why == [f"{cap + 1} new streams while a decision of this match waited for it (at most {cap})"], why
 
 
-def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(tmp_path):
+def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(tmp_path, ledger_url):
     """Old policy: every late answer also counted as one of 200 unusable messages a stream may
     send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
     n = 220
     bots = {"late": bot_script("late_once.py"), "random": RANDOM}
-    played = league(tmp_path, bots, seats=2, move=0.3, matches=n, concurrency=8, timeout=240)
+    played = league(tmp_path, bots, db=ledger_url(), seats=2, move=0.3, matches=n, concurrency=8, timeout=240)
     assert_unaffected(played, "late")
     seats = played.seats_of("late")
     assert len(seats) == n
@@ -71,7 +71,7 @@ def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(t
     assert played.alive["late"], "its stream was never cut: the SDK is still playing"
 
 
-def test_the_sdk_bot_behind_a_connection_cut_mid_match_gets_no_fault(tmp_path, caplog):
+def test_the_sdk_bot_behind_a_connection_cut_mid_match_gets_no_fault(tmp_path, ledger_url, caplog):
     """Old policy: on reconnect the referee sent again the decisions the bot had answered (that
     waited for slower seats of the same sealed step), and answering them was a fault."""
     caplog.set_level(logging.INFO, logger="cardarena")
@@ -85,7 +85,7 @@ def test_the_sdk_bot_behind_a_connection_cut_mid_match_gets_no_fault(tmp_path, c
             proxy.cut()
 
     bots = {"blip": RANDOM, "slow-1": bot_script("slow_bot.py"), "slow-2": bot_script("slow_bot.py")}
-    played = league(tmp_path, bots, seats=3, move=1.0, grace=3.0, via_proxy=("blip",), during=cutter,
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=1.0, grace=3.0, via_proxy=("blip",), during=cutter,
                     env={"CARDARENA_THINK": "0.4"})
     assert played.proxy.cuts >= cuts and played.proxy.connections >= cuts + 1, "the bot was cut and came back"
     assert_unaffected(played, "blip")
@@ -93,13 +93,13 @@ def test_the_sdk_bot_behind_a_connection_cut_mid_match_gets_no_fault(tmp_path, c
         assert m.faults[seat] == 0 and not m.forfeited[seat], m.result_details["faults"]
 
 
-def test_a_bot_that_stops_reading_is_cut_off_and_forfeits(tmp_path, caplog):
+def test_a_bot_that_stops_reading_is_cut_off_and_forfeits(tmp_path, ledger_url, caplog):
     """Old policy: a link's outbox had no bound, so a bot that never reads grew the referee's
     memory by every message of every match it was seated in (bench/conduct.py has the figure)."""
     caplog.set_level(logging.INFO, logger="cardarena")
     referee = Referee(outbox=(20, 256 * 1024))
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"deaf": bot_script("non_reader.py")}
-    played = league(tmp_path, bots, seats=3, move=0.3, grace=0.5, referee=referee, matches=24,
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.3, grace=0.5, referee=referee, matches=24,
                     options={"rounds": 2})
     assert_unaffected(played, "deaf")
     assert "bot deaf" in caplog.text and "does not read its stream" in caplog.text

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "examples" / "python" / "random_bot.py"
 
 
-def test_sigkill_during_a_league_leaves_no_half_written_match(tmp_path):
-    db = tmp_path / "killed.db"
+def test_sigkill_during_a_league_leaves_no_half_written_match(tmp_path, ledger_url):
+    db = ledger_url()
     tag = f"--tag={uuid.uuid4().hex}"  # marks this test's bot processes, to clean them up
     bots = [a for i in range(4) for a in ("--bot", f"k{i}=python {RANDOM_BOT} {tag}")]
     cli = subprocess.Popen([sys.executable, "-m", "cardarena.server.cli", "league", "run", "--game", "sixth-card",
-                            *bots, "--seats", "3", "--rounds", "3", "-j", "3", "--db", str(db),
+                            *bots, "--seats", "3", "--rounds", "3", "-j", "3", "--db", db,
                             "--log-dir", str(tmp_path / "logs")],
                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -39,19 +39,18 @@ def test_sigkill_during_a_league_leaves_no_half_written_match(tmp_path):
         finished = 0
         while time.monotonic() < deadline and finished < 3:
             time.sleep(0.2)
-            if db.exists():
-                try:
-                    led = Ledger(str(db))
-                    finished = sum(1 for m in led.matches(limit=None) if m.status == "finished")
-                    led.close()
-                except Exception:
-                    pass
+            try:  # the CLI may not have made the ledger yet
+                led = Ledger(db)
+                finished = sum(1 for m in led.matches(limit=None) if m.status == "finished")
+                led.close()
+            except Exception:
+                pass
         assert finished >= 3, "the league got going"
         os.killpg(cli.pid, signal.SIGKILL)
         cli.wait()
     finally:
         subprocess.run(["pkill", "-9", "-f", tag])
-    led = Ledger(str(db))
+    led = Ledger(db)
     matches = led.matches(limit=None)
     assert len(matches) == 36, "the whole schedule was written before play"
     statuses = {m.status for m in matches}
@@ -81,9 +80,9 @@ def random_message(rng: random.Random, match_ids: list[str]) -> pb.BotMessage:
         decision_id=rng.randrange(0, 2 ** 63), choice=rng.randrange(-2 ** 31, 2 ** 31)))
 
 
-def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path):
+def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path, ledger_url):
     rng = random.Random(20261129)
-    ledger = Ledger(str(tmp_path / "fuzz.db"))
+    ledger = Ledger(ledger_url())
     good = ["g1", "g2", "g3"]
     for b in good:
         ledger.add_bot(b)
