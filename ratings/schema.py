@@ -4,8 +4,9 @@ Every ledger carries its schema version in Alembic's ``alembic_version`` table. 
 the first release (0.1.0) has no such table: it is at revision ``0001``. :data:`HEAD` is the
 version this cardarena writes. Versions by release (:data:`RELEASES`): ``0001`` is 0.1.0;
 ``0002`` (the web and the arena) was only ever written by development builds before 0.2.0;
-``0003`` (the leases of league matches) is 0.2.0; ``0004`` (the bots' summaries, derived from
-the facts and filled by its migration) is written by development builds since.
+``0003`` (the leases of league matches) is 0.2.0; ``0004`` (the bots' summaries and each rated
+history row's ``rated_n``, derived from the facts and filled by its migration) is written by
+development builds since.
 
 * A new, empty database is made at :data:`HEAD` directly (the tables of ``models.py`` and the
   version, in one transaction: another process that opens it at the same moment waits for it and
