@@ -5,7 +5,6 @@ Each command module (``bots``, ``leagues``, ``matches``, ``ratings``, ``ledger``
 ``play``, ``rules``, ``demo``) registers its commands on these apps; ``cardarena.server.cli.main``
 runs them and turns every known error into one line.
 """
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """``cardarena bot …``: register, list, pause and resume bots, and run a bot program on a
 server's ladders (``bot connect``)."""
-from __future__ import annotations
 
 import os
 import shlex

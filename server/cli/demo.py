@@ -1,5 +1,4 @@
 """``cardarena demo``: a league of the example bots over real gRPC, then the rating table."""
-from __future__ import annotations
 
 import shlex
 import time

@@ -1,6 +1,5 @@
 """``cardarena league …``: run a league (locally, or on a ``--server``), resume it, join it as a
 worker, list and show leagues."""
-from __future__ import annotations
 
 import json
 import os

@@ -1,6 +1,5 @@
 """``cardarena ledger …``: check the ledger (complete, counted once, ratings equal to their
 recomputation, with ``--replay`` every match log) and upgrade its schema."""
-from __future__ import annotations
 
 import time
 from pathlib import Path

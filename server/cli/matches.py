@@ -1,5 +1,4 @@
 """``cardarena match …``: list, show (play by play), export and verify recorded matches."""
-from __future__ import annotations
 
 import json
 import sys

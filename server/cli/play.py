@@ -1,5 +1,4 @@
 """``cardarena play``: one match over gRPC with a readable log as it happens, for bot authors."""
-from __future__ import annotations
 
 import time
 from pathlib import Path

@@ -1,6 +1,5 @@
 """``cardarena ratings``: the rating table (of the ledger, or of a ``--server``), and ``ratings
 recompute``, which rebuilds it from the recorded matches."""
-from __future__ import annotations
 
 import sys
 import time

@@ -1,5 +1,4 @@
 """``cardarena games`` and ``cardarena rules GAME``: the games and their rules texts."""
-from __future__ import annotations
 
 import json
 import sys

@@ -1,6 +1,5 @@
 """``cardarena serve``: the referee, the admin service, health and reflection, the ladders and
 the web pages, in one event loop until a signal."""
-from __future__ import annotations
 
 import signal
 from pathlib import Path
