@@ -3,7 +3,9 @@ and headless Chromium from Debian's packages driven by Selenium.
 
 ``league`` (once per run): `cardarena league run` hosts a referee and starts four example bot
 programs (two heuristic, two random) that play a duplicate round-robin Sixth Card league over
-real gRPC into a SQLite file; a fifth bot is registered with `cardarena bot add` and its token
+real gRPC into a new ledger (tests/conftest.py ``new_ledger``: a SQLite file, or a PostgreSQL
+database under CARDARENA_TEST_LEDGER=postgresql; livekit.py's LiveSite makes its ledgers with it
+too, for every test here); a fifth bot is registered with `cardarena bot add` and its token
 kept, so tests can look for it where it must never be.
 ``app`` is :func:`cardarena.server.web.app.create_app` over that ledger; ``site`` serves it with
 uvicorn on a free 127.0.0.1 port in a thread and gives its base URL (the ``serve`` fixture does
@@ -40,7 +42,7 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 
 @dataclass(frozen=True)
 class League:
-    db: Path
+    db: str  # the ledger's path or URL
     league_id: int
     game: str
     bots: tuple[str, ...]  # the heuristic bots first, then the random ones
@@ -55,23 +57,30 @@ def cardarena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return r
 
 
+@pytest.fixture(scope="session", autouse=True)
+def live_ledgers(new_ledger):
+    """LiveSite (livekit.py) makes its ledgers as every test ledger is made (:func:`new_ledger`)."""
+    import livekit
+    livekit.new_ledger = new_ledger
+
+
 @pytest.fixture(scope="session")
-def league(tmp_path_factory) -> League:
-    """A finished duplicate round-robin league of example bots played over gRPC into a SQLite file."""
+def league(tmp_path_factory, new_ledger) -> League:
+    """A finished duplicate round-robin league of example bots played over gRPC into a new ledger."""
     where = tmp_path_factory.mktemp("league")
-    db = where / "web.db"
+    db = new_ledger(where, "web")
     bots = [a for b in STRONG for a in ("--bot", f"{b}=python {EXAMPLES / 'heuristic_bot.py'}")]
     bots += [a for b in WEAK for a in ("--bot", f"{b}=python {EXAMPLES / 'random_bot.py'}")]
     cardarena("league", "run", "--game", GAME, *bots, "--seats", "3", "--rounds", "1", "--duplicate",
-              "--seed", "4", "--db", str(db), "--log-dir", str(where / "logs"), cwd=where)
-    token = cardarena("bot", "add", REGISTERED, "--db", str(db), cwd=where).stdout.strip().splitlines()[-1]
+              "--seed", "4", "--db", db, "--log-dir", str(where / "logs"), cwd=where)
+    token = cardarena("bot", "add", REGISTERED, "--db", db, cwd=where).stdout.strip().splitlines()[-1]
     return League(db, 1, GAME, STRONG + WEAK, REGISTERED, token)
 
 
 @pytest.fixture(scope="session")
 def ledger(league):
     from cardarena.ratings import Ledger
-    led = Ledger(str(league.db))
+    led = Ledger(league.db)
     yield led
     led.close()
 

@@ -1,8 +1,9 @@
 """The live tests' harness (tests/web/test_live*.py): a referee and the web app served as
 `cardarena serve` serves them, in one asyncio loop in a thread (grpc.aio via
-``service.start_server``, uvicorn as a task of the loop via ``web.host.start``), over a real SQLite ledger,
-with real bot processes (tests/bots/slow_bot.py, thinking ``think`` seconds a decision) playing
-one-match leagues over gRPC.
+``service.start_server``, uvicorn as a task of the loop via ``web.host.start``), over the test's
+ledger (:data:`new_ledger`: a SQLite file, or PostgreSQL under CARDARENA_TEST_LEDGER), with real
+bot processes (tests/bots/slow_bot.py, thinking ``think`` seconds a decision) playing one-match
+leagues over gRPC.
 
 ``LiveSite.league(game, bots, options)`` starts the bots and the league on the loop and returns
 a ``concurrent.futures.Future`` of the league id; ``wait_listed()`` waits until /api/v1/live lists
@@ -19,6 +20,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import httpx
 
@@ -56,12 +58,17 @@ def parse_events(body: bytes) -> list[SSE]:
     return out
 
 
+#: ``new_ledger(folder, name) -> URL``, how a LiveSite makes its ledger: tests/conftest.py's
+#: ``new_ledger``, put here for every web test by tests/web/conftest.py.
+new_ledger: Callable[[Path, str], str] = lambda folder, name: str(folder / f"{name}.db")
+
+
 class LiveSite:
     """A referee and the web app in one event loop in a thread, over a fresh ledger."""
 
     def __init__(self, tmp_path: Path):
         self.tmp = tmp_path
-        self.ledger = Ledger(str(tmp_path / "live.db"))
+        self.ledger = Ledger(new_ledger(tmp_path, "live"))
         self.referee = Referee()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="live-loop", daemon=True)
