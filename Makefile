@@ -38,9 +38,10 @@ proto-publish: setup
 	$(BIN)/buf build proto --exclude-source-info -o proto/published.json
 
 # `make test` runs both passes: every test on SQLite ledgers, then again on PostgreSQL the tests
-# that make a ledger. tests/conftest.py marks them: `ledger` (a test whose fixtures make a ledger:
-# ledger_url, db, new_ledger) and `postgres` (a test that asks for the PostgreSQL cluster itself,
-# run in the second pass only); the game engines, the proto and conduct without a ledger run once.
+# that make a ledger. tests/conftest.py marks them from their fixtures: `ledger` (a test whose
+# fixtures make a ledger: ledger_url, db, new_ledger; not a variant marked `sqlite`, about SQLite
+# itself) and `postgres` (a test that asks for the PostgreSQL cluster itself: the second pass
+# only); the game engines, the proto and conduct without a ledger run once.
 # Without PostgreSQL here the second pass is skipped with one line saying what to install (under
 # CI, CI set, it fails instead).
 test: test-sqlite test-postgres
