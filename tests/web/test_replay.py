@@ -33,10 +33,10 @@ SEED = 11
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory):
+def played(tmp_path_factory, new_ledger):
     """A ledger with one finished match of every game (random bots, recorded as a league records
     them) and one running match; ``(client, {game: (match id, MatchRecord)}, running id)``."""
-    led = Ledger(str(tmp_path_factory.mktemp("replay") / "replay.db"))
+    led = Ledger(new_ledger(tmp_path_factory.mktemp("replay"), "replay"))
     names = ["ann", "ben", "cat"]
     for name in names:
         led.add_bot(name)

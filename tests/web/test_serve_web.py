@@ -60,16 +60,12 @@ def _stop(proc: subprocess.Popen, sig=signal.SIGTERM) -> tuple[str, str]:
 
 @pytest.fixture
 def served(league, tmp_path):
-    """``served(*flags)``: `cardarena serve` over a copy of the league's ledger, with the flags;
-    yields (the web's base URL, the process)."""
-    import shutil
+    """``served(*flags)``: `cardarena serve` over the league's ledger (without ``--ladder`` it
+    writes nothing there), with the flags; yields (the web's base URL, the process)."""
     procs = []
 
     def start(*flags):
-        db = tmp_path / "serve.db"
-        if not db.exists():
-            shutil.copy(league.db, db)
-        proc = _start(["serve", "--db", str(db), "--address", "127.0.0.1:0", *flags], tmp_path,
+        proc = _start(["serve", "--db", str(league.db), "--address", "127.0.0.1:0", *flags], tmp_path,
                       CARDARENA_ADMIN_TOKEN=TOKEN)
         procs.append(proc)
         url, _ = _read_url(proc.stderr, r"cardarena web: (http://127\.0\.0\.1:\d+/)")
@@ -138,19 +134,19 @@ def test_no_web_serves_only_grpc(league, tmp_path):
     (["--web-address", "127.0.0.1:99999"], "--web-address"),
     (["--web-address", "unix:/tmp/x.sock"], "--web-address"),
 ])
-def test_serve_web_mistakes_are_one_line(cli, tmp_path, args, hint):
-    code, _, err = cli("serve", "--db", str(tmp_path / "x.db"), "--address", "127.0.0.1:0", *args)
+def test_serve_web_mistakes_are_one_line(cli, ledger_url, args, hint):
+    code, _, err = cli("serve", "--db", ledger_url(), "--address", "127.0.0.1:0", *args)
     assert code == 2
     one_line(err, hint)
 
 
-def test_a_taken_web_address_is_one_line_before_anything_starts(cli, tmp_path):
+def test_a_taken_web_address_is_one_line_before_anything_starts(cli, ledger_url):
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     try:
         port = taken.getsockname()[1]
-        code, _, err = cli("serve", "--db", str(tmp_path / "x.db"), "--address", "127.0.0.1:0",
+        code, _, err = cli("serve", "--db", ledger_url(), "--address", "127.0.0.1:0",
                            "--web-address", f"127.0.0.1:{port}")
     finally:
         taken.close()
@@ -209,8 +205,8 @@ def test_demo_ends_with_the_command_that_shows_it_in_a_browser(tmp_path):
     assert command == ["cardarena", "web", "--db", str(tmp_path / "demo.db")]
 
 
-def test_league_run_web_address_is_for_a_local_league(cli, tmp_path):
+def test_league_run_web_address_is_for_a_local_league(cli, ledger_url):
     code, _, err = cli("league", "run", "--game", "sixth-card", "--bot", "a", "--bot", "b",
-                       "--server", "127.0.0.1:1", "--web-address", "127.0.0.1:0", "--db", str(tmp_path / "x.db"))
+                       "--server", "127.0.0.1:1", "--web-address", "127.0.0.1:0", "--db", ledger_url())
     assert code == 1
     one_line(err, "--web-address")

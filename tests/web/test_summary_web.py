@@ -48,10 +48,10 @@ def from_every_seat(ledger: Ledger, name: str) -> dict:
 
 
 @pytest.fixture
-def busy(tmp_path):
+def busy(ledger_url):
     """A ledger of random matches of two games: faults of every kind, forfeits, latency recorded
     or not, self-play; and one match still running."""
-    led = Ledger(str(tmp_path / "busy.db"))
+    led = Ledger(ledger_url("busy"))
     rng = random.Random(11)
     names = [f"b{i}" for i in range(5)]
     for name in names:
