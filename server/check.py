@@ -30,7 +30,8 @@ stream from match to match, and the reconnect made in time. Anything else is ``n
 """
 from __future__ import annotations
 
-import asyncio
+# asyncio and the games are imported where they are used: the `cardarena` CLI imports this module
+# for the command's help, and asyncio would cost every start of the CLI ~40 ms.
 import shlex
 import time
 from collections import Counter
@@ -41,7 +42,6 @@ from typing import Annotated, Optional
 import typer
 
 from . import latency as lat
-from .games import UnknownGame, games as all_games, get as get_game
 
 NAME = "candidate"
 OPPONENTS = ("example-1", "example-2")
@@ -88,6 +88,9 @@ def _ms(seconds: float | None) -> str:
 async def run_check(referee, games: list[str] | None, matches: int, move_time: float, start_timeout: float,
                     programs: dict, say=print) -> Report:
     """The check on a running referee whose bots are NAME and OPPONENTS (module docstring)."""
+    import asyncio
+
+    from .games import games as all_games, get as get_game
     report = Report()
     t0 = time.monotonic()
     program = programs.get(NAME)
@@ -170,6 +173,7 @@ class _Cutter:
         self.task: asyncio.Task | None = None
 
     def __call__(self, match, events) -> None:
+        import asyncio
         if self.cut_at is not None:
             return
         answered = sum(1 for step in match.steps if self.seat in step)
@@ -182,6 +186,7 @@ class _Cutter:
             self.task = asyncio.ensure_future(self._wait_back())
 
     async def _wait_back(self) -> None:
+        import asyncio
         while time.monotonic() - self.cut_at < GRACE + 1:
             link = self.referee.links.get(NAME)
             if link is not None and link is not self.old:
@@ -268,6 +273,7 @@ def register(app: typer.Typer) -> None:
         Exit 0 only when it is: connected and said hello, no fault, no forfeit, p99 latency below
         the move time, one stream from match to match, and back in time after a cut stream."""
         from cardarena.server import cli, procs
+        from .games import UnknownGame, games as all_games, get as get_game
         try:
             if (bot is None) == (token is None):
                 raise typer.BadParameter("give the bot as --bot COMMAND or --token TOKEN", param_hint="--bot")

@@ -13,7 +13,6 @@ from pathlib import Path
 import typer
 
 from .. import procs
-from ..games import games as all_games, get as get_game
 from .app import CliError, err
 
 
@@ -59,8 +58,9 @@ def ledger_name(ledger) -> str:
 
 def caption(ledger, text: str = "") -> None:
     """A table's first line, on stderr (the rows on stdout stay one per line for scripts): the
-    ledger it read, and what it shows."""
-    sys.stderr.write(f"ledger {ledger_name(ledger)}" + (f": {text}" if text else "") + "\n")
+    ledger it read (a Ledger, or its name as :func:`ledger_name` gives it), and what it shows."""
+    name = ledger if isinstance(ledger, str) else ledger_name(ledger)
+    sys.stderr.write(f"ledger {name}" + (f": {text}" if text else "") + "\n")
 
 
 def new_log_dir(log_dir: Path, kind: str) -> Path:
@@ -147,9 +147,11 @@ def check_address(address: str, hint: str) -> None:
         raise typer.BadParameter(f"{address!r}: the port must be a number from 0 to 65535", param_hint=hint)
 
 
-def check_game(game: str) -> None:
+def check_game(game: str):
+    """The class of the game ``game`` (the games are imported here, not by every start of the CLI)."""
+    from ..games import games as all_games, get as get_game
     try:
-        get_game(game)
+        return get_game(game)
     except KeyError:
         raise typer.BadParameter(f"no game {game!r} (games: {', '.join(all_games())})", param_hint="--game") from None
 

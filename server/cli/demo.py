@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ..games import get as get_game
 from .app import REPO, CliError, DbOpt, WebAddressOpt, app, err, out
 from .common import check_game
 from .leagues import _SERVE_AFTER, league_run
@@ -24,11 +23,10 @@ def demo(db: DbOpt = "cardarena-demo.db",
 
     Its last line is the command that shows the league in a browser; with --web the pages are
     served while it plays and after, until Ctrl-C."""
-    check_game(game)
+    cls = check_game(game)
     examples = REPO / "examples" / "python"
     if not examples.is_dir():
         raise CliError(f"the example bots are not at {examples}: run the demo from a clone of cardarena")
-    cls = get_game(game)
     seats = min(4, cls.max_players)
     bots = [f"random-{i}=python {examples / 'random_bot.py'}" for i in (1, 2)]
     bots += [f"heuristic-{i}=python {examples / 'heuristic_bot.py'}" for i in (1, 2)]

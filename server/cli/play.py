@@ -6,7 +6,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..games import get as get_game
 from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, out
 from .common import (
     _register_bots, check_game, check_programs, check_time_control, make_log_dir, new_log_dir, open_ledger,
@@ -36,10 +35,9 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     It stops with one line if a bot does not connect within 30 s. After the match every bot
     gets its match_end and a few seconds to leave by itself; Ctrl-C and SIGTERM stop the bots too.
     """
-    check_game(game)
+    cls = check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
-    cls = get_game(game)
     if not cls.min_players <= len(bots) <= cls.max_players:
         raise typer.BadParameter(f"{game} is for {cls.min_players}–{cls.max_players} players; {len(bots)} bots given", param_hint="--bot")
     if seat is not None and not 0 <= seat < len(bots):

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..games import games as all_games, get as get_game
 from .app import app, out
 from .common import check_game
 
@@ -14,6 +13,7 @@ from .common import check_game
 @app.command()
 def games(fmt: Annotated[str, typer.Option("--format", help="table or json")] = "table"):
     """The games: ids, player ranges, options and default actions."""
+    from ..games import games as all_games
     rows = []
     for gid, cls in all_games().items():
         rows.append({"id": gid, "title": cls.title, "players": [cls.min_players, cls.max_players],
@@ -38,8 +38,8 @@ def games(fmt: Annotated[str, typer.Option("--format", help="table or json")] = 
 def rules(game: Annotated[str, typer.Argument(help="Game id (see `cardarena games`).")],
           lang: Annotated[str, typer.Option("--lang", help="Language of the rules text: en, or de (unsorted, scouting).")] = "en"):
     """Print a game's rules text."""
-    check_game(game)
-    texts = get_game(game).rules_texts
+    cls = check_game(game)
+    texts = cls.rules_texts
     if lang not in texts:
         raise typer.BadParameter(f"{game} has rules in {', '.join(sorted(texts))}, not {lang!r}", param_hint="--lang")
-    sys.stdout.write(get_game(game).rules_text(lang).rstrip() + "\n")
+    sys.stdout.write(cls.rules_text(lang).rstrip() + "\n")
