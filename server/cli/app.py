@@ -4,12 +4,32 @@ and the options several commands share.
 Each command module (``bots``, ``leagues``, ``matches``, ``ratings``, ``ledger``, ``serve``,
 ``play``, ``rules``, ``demo``) registers its commands on these apps; ``cardarena.server.cli.main``
 runs them and turns every known error into one line.
+
+Start-up (issue 18: ``cardarena --help`` under 200 ms, ``cardarena ratings`` under 300 ms, as
+new processes; bench/cli.py measures them). No command module imports the ledger, grpc, the
+games or asyncio when it loads; each command imports what it uses when it runs. Two choices
+about typer itself:
+
+* **Help is click's plain text**, not typer's rich panels (``rich_markup_mode=None``): importing
+  typer's rich help (rich, its Markdown and traceback modules) costs ~140 ms CPU here, more
+  than half the budget of ``--help`` on its own (the interpreter and typer take ~120 ms). The
+  words are the same; the commands' list gives each command the whole first paragraph of its
+  help (:class:`_Group`), as the panels did, instead of click's cut at the width. No help text
+  uses rich markup.
+* **A text option is taken as the text it is.** Typer (0.20 and later) coerces every
+  parameter's value through a pydantic ``TypeAdapter``, built on first use even for an option
+  not given, and pydantic's import is ~130 ms CPU, the largest part of a short command. A
+  ``str`` option's value is already a ``str`` (from the command line, an environment variable
+  or its default), so a group's ``str`` options, and its flags without an environment
+  variable, get typer's own pass-through coercion instead (:func:`_plain_params`); every other
+  parameter keeps typer's. ``cardarena ratings`` then imports no pydantic at all.
 """
 
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+
 VERSION = "0.2.0"
 
 
@@ -35,13 +55,54 @@ class _Console:
 out = _Console()
 err = _Console(stderr=True)
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="cardarena: a tournament server for card-game bots.")
-bot_app = typer.Typer(no_args_is_help=True, help="Register and list bots.")
-league_app = typer.Typer(no_args_is_help=True, help="Run and inspect leagues.")
-match_app = typer.Typer(no_args_is_help=True, help="List, show, export and verify recorded matches.")
-ratings_app = typer.Typer()  # its help is the callback's docstring (the `ratings` command itself)
-ledger_app = typer.Typer(no_args_is_help=True, help="Audit and upgrade the ledger.")
+def _plain_params(command, ctx) -> None:
+    """Give ``command``'s ``str`` options, and its flags without an environment variable,
+    typer's pass-through coercion instead of a pydantic adapter (module docstring). Another
+    typer, without these internals, keeps its own coercion."""
+    try:
+        from typer._coercion import PassThroughRuntimeParam
+    except ImportError:  # pragma: no cover - another typer
+        return
+    for param in command.get_params(ctx):  # its --help too
+        kind = getattr(param, "type_descriptor", None)
+        if kind is None or getattr(param, "_runtime_param", False) is not None:
+            continue
+        plain = kind.annotation is str or (kind.annotation is bool and not param.envvar)
+        if plain and not (kind.is_file or kind.is_path or kind.is_choice or kind.parameter_info.parser):
+            param._runtime_param = PassThroughRuntimeParam(parameter_info=kind.parameter_info,
+                                                           annotation=kind.annotation)
+
+
+class _Group(typer.core.TyperGroup):
+    """A command group whose help lists each command with the whole first paragraph of its help,
+    as typer's rich panels do (click's plain list would cut it to the width with "..."), and whose
+    plain options need no pydantic (:func:`_plain_params`)."""
+
+    def parse_args(self, ctx, args):
+        _plain_params(self, ctx)
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, " ".join((cmd.short_help or cmd.help or "").strip().split("\n\n")[0].split()))
+                for name, cmd in ((n, self.get_command(ctx, n)) for n in self.list_commands(ctx))
+                if cmd is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _typer(**settings) -> typer.Typer:
+    """A Typer app of the CLI: plain help text (module docstring, "Help")."""
+    return typer.Typer(cls=_Group, rich_markup_mode=None, **settings)
+
+
+app = _typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+             help="cardarena: a tournament server for card-game bots.")
+bot_app = _typer(no_args_is_help=True, help="Register and list bots.")
+league_app = _typer(no_args_is_help=True, help="Run and inspect leagues.")
+match_app = _typer(no_args_is_help=True, help="List, show, export and verify recorded matches.")
+ratings_app = _typer()  # its help is the callback's docstring (the `ratings` command itself)
+ledger_app = _typer(no_args_is_help=True, help="Audit and upgrade the ledger.")
 app.add_typer(bot_app, name="bot")
 app.add_typer(league_app, name="league")
 app.add_typer(match_app, name="match")
