@@ -22,11 +22,15 @@ and add a ledger of the release before it under tests/fixtures to the upgrade te
 """
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Column, MetaData, String, Table, inspect, select
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
+
+# SQLAlchemy is imported where it is used: the light read of the rating table (table.py) needs
+# HEAD and version_of without it.
 
 HEAD = "0004"
 FIRST = "0001"
@@ -35,7 +39,12 @@ RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena
             "0004": "a development build after cardarena 0.2.0"}
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
-_version = Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), primary_key=True))
+
+
+@cache
+def _version():
+    from sqlalchemy import Column, MetaData, String, Table
+    return Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), primary_key=True))
 
 
 def _named(version: str) -> str:
@@ -45,21 +54,28 @@ def _named(version: str) -> str:
 
 def current(conn: Connection) -> str | None:
     """The schema version of the database, ``None`` if it holds no ledger at all."""
+    from sqlalchemy import inspect, select
     tables = set(inspect(conn).get_table_names())
+    rows = [r[0] for r in conn.execute(select(_version().c.version_num))] if VERSION_TABLE in tables else []
+    return version_of(tables, rows)
+
+
+def version_of(tables: set[str], rows: list[str]) -> str | None:
+    """The schema version of a database with these ``tables`` and these rows of its version table."""
     if "bot" not in tables:
         return None
     if VERSION_TABLE not in tables:
         return FIRST
-    rows = [r[0] for r in conn.execute(select(_version.c.version_num))]
     return rows[0] if len(rows) == 1 else FIRST if not rows else ",".join(sorted(rows))
 
 
 def stamp_head(conn: Connection) -> None:
     """Write :data:`HEAD` as the version of a ledger just made from ``models.py``."""
-    _version.create(conn, checkfirst=True)
+    from sqlalchemy.exc import IntegrityError
+    _version().create(conn, checkfirst=True)
     try:
         with conn.begin_nested():
-            conn.execute(_version.insert().values(version_num=HEAD))
+            conn.execute(_version().insert().values(version_num=HEAD))
     except IntegrityError:  # made at the same moment by another process, which stamped it
         pass
 
@@ -86,6 +102,7 @@ def upgrade(engine: Engine) -> tuple[str, str]:
 
     ValueError if it holds no ledger or is of a version this cardarena does not know."""
     from alembic import command
+    from sqlalchemy import inspect
     with engine.connect() as conn:
         was = current(conn)
     if was is None:
