@@ -118,6 +118,7 @@ from sqlmodel import Session, create_engine, select
 
 from . import rating as rules
 from . import schema, summary
+from .table import ranked, ratings_query
 from .models import (
     AD_HOC, FAILED, FINISHED, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
     BotInfo, BotState, BotSummary, League, LeagueInfo, Match,
@@ -1089,21 +1090,13 @@ class Ledger:
     # ----------------------------------------------------------------------------- ratings
 
     def ratings(self, game: str | None = None) -> list[RatingRow]:
-        """The rating table: bots with rated matches, by game, best conservative rating first."""
+        """The rating table: bots with rated matches, by game, best conservative rating first
+        (the query and the ranking of table.py, which ``cardarena ratings`` also reads with the
+        plain SQLite driver)."""
+        sql, params = ratings_query(game)
         with self._read() as session:  # columns, not table objects: a table of 1,000 bots is one fetch
-            q = (select(Rating.game, Rating.mu, Rating.sigma, Rating.matches, Rating.wins, Rating.place_sum, Bot.name)
-                 .join(Bot, Bot.id == Rating.bot_id).where(Rating.matches > 0))
-            if game is not None:
-                q = q.where(Rating.game == game)
-            rows = [tuple(r) for r in session.execute(q)]
-        rows.sort(key=lambda r: (r[0], -rules.conservative(r[1], r[2]), -r[1], r[6]))
-        table, rank, last_game = [], 0, None
-        for g, mu, sigma, matches, wins, place_sum, name in rows:
-            rank = rank + 1 if g == last_game else 1
-            last_game = g
-            table.append(RatingRow(rank, name, g, mu, sigma, rules.conservative(mu, sigma), matches, wins,
-                                   place_sum / matches if matches else 0.0))
-        return table
+            rows = [tuple(r) for r in session.execute(text(sql), params)]
+        return ranked(rows)
 
     def rating_history(self, bot: str, game: str) -> list[RatingChange]:
         """One bot's rating after each of its matches of a game, in recording order."""

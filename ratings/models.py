@@ -48,10 +48,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from .table import RatingRow  # noqa: F401  (one line of a rating table: defined there, light to import)
 
 SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "failed"
 STATUSES = (SCHEDULED, RUNNING, FINISHED, FAILED)
@@ -342,20 +343,3 @@ class MatchDetail(MatchInfo):
                  rating_changes=[c.to_json() for c in self.rating_changes])
         return d
 
-
-@dataclass(frozen=True)
-class RatingRow:
-    """One line of a rating table."""
-
-    rank: int
-    bot: str
-    game: str
-    mu: float
-    sigma: float
-    conservative: float  # μ − 3σ, the number the table is sorted by
-    matches: int
-    wins: int
-    mean_place: float  # over the rated matches
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)

@@ -21,7 +21,7 @@ import io
 import json
 from collections.abc import Sequence
 
-from .models import RatingRow
+from .table import RatingRow
 
 FORMATS = ("table", "json", "csv", "markdown")
 MACHINE_COLUMNS = ("rank", "bot", "game", "mu", "sigma", "conservative", "matches", "wins", "mean_place")
