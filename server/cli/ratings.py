@@ -1,5 +1,10 @@
 """``cardarena ratings``: the rating table (of the ledger, or of a ``--server``), and ``ratings
-recompute``, which rebuilds it from the recorded matches."""
+recompute``, which rebuilds it from the recorded matches.
+
+A ``--db`` that is a SQLite file is read with the plain driver (``cardarena.ratings.table``:
+no SQLAlchemy, SQLModel or Alembic, most of a new process's time otherwise); an SQLAlchemy URL,
+or a file that read refuses (another schema version, a damaged file), opens the ledger as every
+other command does, which answers or says why not in its own words."""
 
 import sys
 import time
@@ -8,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from .app import DbOpt, ServerOpt, out, ratings_app
-from .common import _count_bar, admin_stub, caption, check_game, read_ledger, rpc
+from .common import _count_bar, admin_stub, caption, check_game, ledger_file, read_ledger, rpc
 
 
 @ratings_app.callback(invoke_without_command=True)
@@ -22,7 +27,8 @@ def ratings(ctx: typer.Context,
     """
     if ctx.invoked_subcommand is not None:
         return
-    from cardarena.ratings import RatingRow, format_ratings
+    from cardarena.ratings.report import format_ratings
+    from cardarena.ratings.table import RatingRow
     if fmt not in ("table", "json", "csv", "markdown"):
         raise typer.BadParameter("use table, json, csv or markdown", param_hint="--format")
     if game:
@@ -34,15 +40,27 @@ def ratings(ctx: typer.Context,
         rows = [RatingRow(r.rank, r.bot, r.game, r.mu, r.sigma, r.conservative, r.matches, r.wins,
                           r.mean_place) for r in reply.rows]
     else:
-        ledger = read_ledger(db)
-        rows = ledger.ratings(game)
+        where, rows = _ledger_ratings(db, game)
         if fmt in ("table", "markdown"):
-            caption(ledger, f"ratings of {game or 'every game'}")
+            caption(where, f"ratings of {game or 'every game'}")
     text = format_ratings(rows, fmt)
     if fmt == "table":  # as it is, not through rich: thousands of rows print at once, a name is never markup
         sys.stdout.write(text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _ledger_ratings(db: str, game: str | None):
+    """The ledger's name (as a caption says it) and its rating table: a SQLite file through the
+    light read, else (or when that read refuses) through the ledger (module docstring)."""
+    path = ledger_file(db) if db.strip() and "://" not in db else None
+    if path is not None and path.is_file():
+        from cardarena.ratings.table import read_sqlite
+        rows = read_sqlite(path, game)
+        if rows is not None:
+            return str(path.resolve()), rows
+    ledger = read_ledger(db)
+    return ledger, ledger.ratings(game)
 
 
 @ratings_app.command("recompute")
