@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cardarena.ratings import Ledger
+
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"
 
@@ -78,6 +80,7 @@ def test_bot_add_prints_a_token_once_and_list_shows_the_bot(cli, db):
 
 
 def test_ratings_formats_and_bad_format(cli, db):
+    Ledger(db).close()  # an empty ledger (a missing one is an error: tests/test_newcomer.py)
     code, out, _ = cli("ratings", "--format", "json")
     assert code == 0 and json.loads(out) == []
     code, _, err = cli("ratings", "--format", "xml")
