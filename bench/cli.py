@@ -1,9 +1,11 @@
-"""CLI start-up benchmark: ``cardarena --help`` and ``cardarena ratings`` as a user runs them, a new
-process each time, on a 100,000-match ledger (targets, issue 18: under 200 ms and 300 ms).
+"""CLI start-up benchmark: ``cardarena --help`` (and a command's, ``league run --help``) and
+``cardarena ratings`` as a user runs them, a new process each time, on a 100,000-match ledger
+(targets, issue 18: under 200 ms and 300 ms).
 
     .venv/bin/python bench/cli.py                      # builds (once) and caches the ledger in /tmp
     .venv/bin/python bench/cli.py --db big.db --runs 21 --top 15
     .venv/bin/python bench/cli.py --command "python -m cardarena.server.cli"   # another CLI, to compare
+    .venv/bin/python bench/cli.py --only help          # the commands whose title has this word
 
 Printed, never asserted: the median and worst wall time and the median CPU time (user +
 system, steadier on a shared machine) of ``--runs`` runs of each command (after one
@@ -102,21 +104,25 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=11, help="new processes per command")
     p.add_argument("--top", type=int, default=12, help="lines of each import-time list")
     p.add_argument("--command", help="the CLI to run (default: this interpreter's `-m cardarena.server.cli`)")
+    p.add_argument("--only", help="only the commands whose title has this word (help, ratings)")
     args = p.parse_args()
     db = args.db or str(build_ledger(args.matches, args.bots))
     cli = shlex.split(args.command) if args.command else CLI
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     commands = {"cardarena --help": (["--help"], 0.200),
+                "cardarena league run --help": (["league", "run", "--help"], 0.200),
                 "cardarena ratings --game sixth-card": (["ratings", "--game", "sixth-card", "--db", db], 0.300),
                 "cardarena ratings (every game)": (["ratings", "--db", db], 0.300)}
     print(f"{shlex.join(cli)}; ledger {db}; {args.runs} runs each")
     for title, (argv, target) in commands.items():
+        if args.only and args.only not in title:
+            continue
         load = os.getloadavg()[0]
         times, cpu = timed(cli + argv, env, args.runs)
         print(f"{title}: median {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms, "
               f"CPU median {statistics.median(cpu) * 1000:.0f} ms (target {target * 1000:.0f} ms; "
               f"load average {load:.2f})", flush=True)
-    if "-m" in cli:  # a Python command line
+    if "-m" in cli and not args.only:  # a Python command line
         print("`cardarena ratings --game sixth-card`, one run:")
         import_top(cli + commands["cardarena ratings --game sixth-card"][0], env, args.top)
 
