@@ -92,7 +92,7 @@ class _Group(typer.core.TyperGroup):
 
 
 def _typer(**settings) -> typer.Typer:
-    """A Typer app of the CLI: plain help text (module docstring, "Help")."""
+    """A Typer app of the CLI: plain help text, plain options (module docstring, "Start-up")."""
     return typer.Typer(cls=_Group, rich_markup_mode=None, **settings)
 
 

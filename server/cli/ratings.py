@@ -51,8 +51,9 @@ def ratings(ctx: typer.Context,
 
 
 def _ledger_ratings(db: str, game: str | None):
-    """The ledger's name (as a caption says it) and its rating table: a SQLite file through the
-    light read, else (or when that read refuses) through the ledger (module docstring)."""
+    """What the caption names (the file's path, or the Ledger opened) and the rating table: a
+    SQLite file through the light read, else (or when that read refuses) through the ledger
+    (module docstring)."""
     path = ledger_file(db) if db.strip() and "://" not in db else None
     if path is not None and path.is_file():
         from cardarena.ratings.table import read_sqlite
