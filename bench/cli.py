@@ -6,10 +6,12 @@
     .venv/bin/python bench/cli.py --db big.db --runs 21 --top 15
     .venv/bin/python bench/cli.py --command "python -m cardarena.server.cli"   # another CLI, to compare
     .venv/bin/python bench/cli.py --only help          # the commands whose title has this word
+    .venv/bin/python bench/cli.py --compare "python /tmp/old/run.py"   # and another CLI, in the same rounds
 
 Printed, never asserted: the median and worst wall time and the median CPU time (user +
-system, steadier on a shared machine) of ``--runs`` runs of each command (after one
-warm-up run, which also writes the bytecode caches a user's install has, whatever
+system, steadier on a shared machine) of ``--runs`` runs of each command, run in rounds of
+every command (of both CLIs with ``--compare``) so that they meet the same load, after one
+warm-up round (which also writes the bytecode caches a user's install has, whatever
 PYTHONDONTWRITEBYTECODE says), the load average (the machine may be shared), and for
 ``ratings`` the ``-X importtime`` top list: the modules whose import costs most (cumulative,
 top-level imports only) and the import time by top-level package (self times summed).
@@ -58,21 +60,16 @@ def build_ledger(matches: int, bots: int) -> Path:
     return path
 
 
-def timed(argv: list[str], env: dict, runs: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU (user + system) seconds of ``runs`` new processes (after one warm-up run);
-    exits on a failure. On a loaded machine the CPU time is the steadier figure."""
-    wall, cpu = [], []
-    for k in range(runs + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if r.returncode:
-            raise SystemExit(f"{shlex.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if k:
-            wall.append(time.perf_counter() - t)
-            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return wall, cpu
+def timed(argv: list[str], env: dict) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one new process; exits on a failure. On a loaded
+    machine the CPU time is the steadier figure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        raise SystemExit(f"{shlex.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - t, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def import_top(argv: list[str], env: dict, top: int) -> None:
@@ -105,6 +102,7 @@ def main() -> None:
     p.add_argument("--top", type=int, default=12, help="lines of each import-time list")
     p.add_argument("--command", help="the CLI to run (default: this interpreter's `-m cardarena.server.cli`)")
     p.add_argument("--only", help="only the commands whose title has this word (help, ratings)")
+    p.add_argument("--compare", help="another CLI, run in the same rounds (e.g. an older checkout's)")
     args = p.parse_args()
     db = args.db or str(build_ledger(args.matches, args.bots))
     cli = shlex.split(args.command) if args.command else CLI
@@ -113,15 +111,23 @@ def main() -> None:
                 "cardarena league run --help": (["league", "run", "--help"], 0.200),
                 "cardarena ratings --game sixth-card": (["ratings", "--game", "sixth-card", "--db", db], 0.300),
                 "cardarena ratings (every game)": (["ratings", "--db", db], 0.300)}
-    print(f"{shlex.join(cli)}; ledger {db}; {args.runs} runs each")
-    for title, (argv, target) in commands.items():
-        if args.only and args.only not in title:
-            continue
-        load = os.getloadavg()[0]
-        times, cpu = timed(cli + argv, env, args.runs)
-        print(f"{title}: median {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms, "
-              f"CPU median {statistics.median(cpu) * 1000:.0f} ms (target {target * 1000:.0f} ms; "
-              f"load average {load:.2f})", flush=True)
+    clis = {"": cli, **({"--compare: ": shlex.split(args.compare)} if args.compare else {})}
+    chosen = {title: c for title, c in commands.items() if not args.only or args.only in title}
+    print(f"{' vs '.join(shlex.join(c) for c in clis.values())}; ledger {db}; {args.runs} runs each, "
+          "in rounds of every command (so that all of them meet the same load)")
+    load = os.getloadavg()[0]
+    samples = collections.defaultdict(list)
+    for k in range(args.runs + 1):  # round 0 warms up (and writes the bytecode caches)
+        for name, c in clis.items():
+            for title, (argv, _) in chosen.items():
+                figures = timed(c + argv, env)
+                if k:
+                    samples[name, title].append(figures)
+    print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    for (name, title), figures in samples.items():
+        wall, cpu = zip(*figures)
+        print(f"{name}{title}: median {statistics.median(wall) * 1000:.0f} ms, worst {max(wall) * 1000:.0f} ms, "
+              f"CPU median {statistics.median(cpu) * 1000:.0f} ms (target {chosen[title][1] * 1000:.0f} ms)")
     if "-m" in cli and not args.only:  # a Python command line
         print("`cardarena ratings --game sixth-card`, one run:")
         import_top(cli + commands["cardarena ratings --game sixth-card"][0], env, args.top)
