@@ -369,6 +369,19 @@ def _check_seed(seed: int) -> int:
     return seed
 
 
+#: The largest id the ledger can hold on every backend: ids are SQL INTEGER, 32 bits on
+#: PostgreSQL (64 on SQLite). A larger number names no league or match on any backend, so
+#: asking for one is "no match N", never the database's "integer out of range".
+ID_MAX = 2 ** 31 - 1
+
+
+def _known(what: str, ident: int) -> int:
+    """``ident`` if it can be an id of a ``what`` (league, match), else LedgerError("no what ident")."""
+    if not 1 <= ident <= ID_MAX:
+        raise LedgerError(f"no {what} {ident}")
+    return ident
+
+
 # --------------------------------------------------------------------------------- the ledger
 
 
@@ -647,6 +660,7 @@ class Ledger:
             return [self._league_info(lg, counts.get(lg.id)) for lg in rows]
 
     def league(self, league_id: int) -> LeagueInfo:
+        _known("league", league_id)
         with self._read() as session:
             lg = session.get(League, league_id)
             if lg is None:
@@ -671,6 +685,7 @@ class Ledger:
 
     def league_matches(self, league_id: int, status: str | None = None) -> list[MatchInfo]:
         """The league's matches in schedule order (round, index), optionally of one status."""
+        _known("league", league_id)
         with self._read() as session:
             if session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
@@ -729,6 +744,7 @@ class Ledger:
     def retry_failed(self, league_id: int) -> int:
         """Put a league's ``failed`` matches back to ``scheduled`` (they hold no result and no
         rating); returns how many."""
+        _known("league", league_id)
         with self._write() as session:
             if session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
@@ -739,6 +755,7 @@ class Ledger:
     def league_results(self, league_id: int) -> list[SeatResults]:
         """Every match of a league in schedule order with its seats' results (no logs): the
         input of :func:`cardarena.ratings.standings.standings`."""
+        _known("league", league_id)
         with self._read() as session:
             if session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
@@ -774,6 +791,8 @@ class Ledger:
         if not bots:
             raise LedgerError("a match needs bots")
         _check_seed(seed)
+        if league_id is not None:
+            _known("league", league_id)
         with self._write() as session:
             if league_id is not None and session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
@@ -1029,6 +1048,8 @@ class Ledger:
             status = _status(status)
         if kind is not None and kind not in KINDS:
             raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
+        if league_id is not None and not 1 <= league_id <= ID_MAX:
+            return []  # no league can have that id (:data:`ID_MAX`), so no match of it
         q = _matches_statement(league_id is not None, game is not None, status is not None, kind is not None,
                                bot is not None, limit is not None)
         with self._read() as session:
@@ -1065,7 +1086,7 @@ class Ledger:
         """Everything recorded of one match, the event log and steps decompressed (four indexed
         queries of columns, built once; the time is the log's decompression and parsing, in
         proportion to its size)."""
-        key = {"match_id": match_id}
+        key = {"match_id": _known("match", match_id)}
         with self._read() as session:
             conn = session.connection()
             m = conn.execute(_MATCH, key).first()

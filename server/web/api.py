@@ -93,7 +93,8 @@ from .app import ledger_of
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 Ledger = Annotated[Any, Depends(ledger_of)]
-ID_MAX = 2 ** 63 - 1  # ids are SQL BIGINTs: a larger number is a bad parameter (422), not a crash
+ID_MAX = 2 ** 63 - 1  # past SQL's 64-bit integers a number is a bad parameter (422); under it, one the
+# ledger cannot hold (ratings.ledger.ID_MAX, 32 bits on PostgreSQL) is "no match N" (404), never a crash
 MatchId = Annotated[int, Path(ge=1, le=ID_MAX)]
 LeagueId = Annotated[int, Path(ge=1, le=ID_MAX)]
 LeagueQuery = Annotated[int | None, Query(ge=1, le=ID_MAX)]

@@ -555,3 +555,18 @@ def test_a_match_detail_as_json_is_every_field_of_it(led):
     for k in ("created_at", "finished_at", "claimed_at"):
         want[k] = want[k].isoformat() if want[k] else None
     assert m.to_json() == want and list(m.to_json()) == list(want)
+
+
+@pytest.mark.parametrize("ident", [0, -1, ledger_module.ID_MAX + 1, 2 ** 63 - 1, 2 ** 70])
+def test_an_id_no_backend_can_hold_names_nothing(led, ident):
+    """PostgreSQL's ids are 32-bit INTEGER: a larger number is "no match N" there as on SQLite,
+    not the database's "integer out of range" (which the web would answer with a 500)."""
+    for ask, words in ((lambda: led.match(ident), f"no match {ident}"),
+                       (lambda: led.league(ident), f"no league {ident}"),
+                       (lambda: led.league_results(ident), f"no league {ident}"),
+                       (lambda: led.league_matches(ident), f"no league {ident}"),
+                       (lambda: led.create_match("sixth-card", 1, {}, ["a", "b"], league_id=ident),
+                        f"no league {ident}")):
+        with pytest.raises(LedgerError, match=f"^{words}$"):
+            ask()
+    assert led.matches(league_id=ident) == []
