@@ -82,7 +82,7 @@ def test_a_file_that_is_not_a_ledger_is_left_to_the_ledger(tmp_path, cli):
 
 def test_help_imports_no_ledger_grpc_rich_nor_pydantic_and_lists_whole_first_paragraphs():
     out, _, imported = run_cli("--help")
-    assert [m for m in ("alembic", "grpc", "pydantic", "rich", "sqlalchemy", "sqlmodel") if m in imported] == []
+    assert [m for m in ("alembic", "asyncio", "grpc", "pydantic", "rich", "sqlalchemy", "sqlmodel") if m in imported] == []
     flat = " ".join(out.split())
     assert "play Play one match over gRPC with a readable log as it happens (for bot authors), then the result in place order." in flat
     assert "..." not in out.split("Commands:")[1]

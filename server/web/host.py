@@ -13,7 +13,6 @@ page never delays a decision.
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 from dataclasses import dataclass
@@ -66,6 +65,7 @@ class Web:
 
     async def stop(self) -> None:
         """Stop serving: no new connection, open ones closed within SHUTDOWN_SECONDS."""
+        import asyncio  # here, not at the top: the CLI loads this module on every start
         self.server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(asyncio.shield(self.task), SHUTDOWN_SECONDS + 3)
@@ -77,6 +77,7 @@ class Web:
 
 async def start(app, sock: socket.socket) -> Web:
     """Serve ``app`` on the bound ``sock`` as a task of the running loop; returns once it serves."""
+    import asyncio
     import uvicorn
     config = uvicorn.Config(app, log_level="warning", lifespan="off",
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
