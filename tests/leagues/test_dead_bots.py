@@ -106,8 +106,9 @@ def test_play_hands_every_bot_its_match_end_before_stopping_it(tmp_path):
     r = cli("play", "--game", GAME, *bot_args(p=REPORTS, q=REPORTS), "--seed", "3",
             "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    (run,) = (tmp_path / "logs").iterdir()  # each run of play logs into a folder of its own
     for name in ("p", "q"):
-        log = (tmp_path / "logs" / f"{name}.log").read_text()
+        log = (run / f"{name}.log").read_text()
         assert "match_end play finished places" in log, log
         assert "the referee ended the stream" in log and "stopped by SIGTERM" not in log, log
 
