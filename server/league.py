@@ -70,6 +70,7 @@ events and the result with what the ledger holds (``cardarena match verify``).
 """
 from __future__ import annotations
 
+import abc
 import asyncio
 import dataclasses
 import json
@@ -567,12 +568,13 @@ class RecorderError(Exception):
     """The recorder process failed or stopped: the league cannot record its matches."""
 
 
-class _Writes:
+class _Writes(abc.ABC):
     """The league's ledger writes, as the recorder's requests (:mod:`cardarena.ratings.recorder`):
     through the recorder process (:class:`Recorder`) or one thread (:class:`_Writer`)."""
 
+    @abc.abstractmethod
     async def call(self, kind: str, match_id: int, **kwargs):
-        raise NotImplementedError
+        """Carry out one request of ``kind`` on ``match_id`` (or a league id) and return its answer."""
 
     async def claim_next(self, league_id: int, worker: str, lease: float):
         """``Ledger.claim_next``: (match id, seed, bots) or None. Stopped while waiting, it
@@ -596,8 +598,9 @@ class _Writes:
         ``Ledger.record_match`` would."""
         return await self.call("record", match_id, **kwargs)
 
+    @abc.abstractmethod
     async def close(self) -> None:
-        raise NotImplementedError
+        """Finish the writes still asked for, then stop."""
 
 
 class _Writer(_Writes):

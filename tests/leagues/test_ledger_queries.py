@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cardarena.ratings import Ledger, LedgerError, MatchPlan
+from cardarena.ratings import LedgerError, MatchPlan
 
 GAME = "sixth-card"
-
-
-@pytest.fixture
-def led(ledger_url):
-    ledger = Ledger(ledger_url())
-    for b in ("a", "b", "c"):
-        ledger.add_bot(b)
-    yield ledger
-    ledger.close()
 
 
 def record(led, match_id, places):

@@ -189,15 +189,6 @@ def test_a_worker_that_loses_the_database_for_a_while_goes_on(tmp_path, pg_clust
 # ------------------------------------------------------------------------- the ledger's leases
 
 
-@pytest.fixture
-def led(ledger_url):
-    ledger = Ledger(ledger_url())
-    for b in ("a", "b", "c"):
-        ledger.add_bot(b)
-    yield ledger
-    ledger.close()
-
-
 def run_out(led: Ledger, match_id: int) -> None:
     """The lease on a match has run out (set in the past: no waiting in a test)."""
     with led.engine.begin() as c:
