@@ -1,0 +1,103 @@
+"""Fixed action ids and observation tensors: what PettingZoo, OpenSpiel and most learners need.
+
+A :class:`Codec` is made for one game, one player count and one set of options (the numbers of
+actions and the tensor's shape may depend on them: a second deck, more seats). It works on JSON
+only, the very dicts a bot receives: ``view(seat)`` and ``action_json(a)`` in-process, or
+``decision.view`` and ``decision.actions`` over gRPC. So it can encode nothing a seat may not
+know (the conformance suite checks the tensor is unchanged by ``resample_hidden(seat)``), and a
+policy trained in-process sees the same numbers when it plays in the arena.
+
+The contract each game's codec keeps (tests/research checks it on every game and player count):
+
+- ``num_actions``: every action the game can ever offer at this player count and these options
+  has an id in ``range(num_actions)``; two different legal actions of one decision never share
+  an id; ``action_json_of(action_id(j)) == j`` for every legal action JSON ``j``.
+- ``observation_shape``: ``observe(view)`` is a float32 array of exactly that shape, every value
+  finite; ``layout()`` names its parts (the docs print it).
+- ``mask(actions_json)``: an int8 vector of ``num_actions``, 1 exactly at the ids of the legal
+  actions.
+
+Game codecs are registered by game id in ``CODECS`` (module ``cardarena.research.codecs_<x>``
+defines ``CODEC``); :func:`codec` makes one.
+"""
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cardarena.server.games import get as get_game
+
+#: game id → module (in this package) that defines its codec class as ``CODEC``
+CODEC_MODULES: dict[str, str] = {
+    "sixth-card": "codec_sixth_card",
+    "unsorted": "codec_unsorted",
+    "scouting": "codec_show_scout",
+    "scout": "codec_show_scout",
+    "three-thirteen": "codec_three_thirteen",
+}
+
+
+class Codec(ABC):
+    """Action ids and observation tensors of one game at one player count and set of options."""
+
+    game_id: ClassVar[str] = ""
+
+    def __init__(self, players: int, options: Mapping[str, Any] | None = None):
+        cls = get_game(self.game_id)
+        if not cls.min_players <= players <= cls.max_players:
+            from cardarena.server.games import PlayerCountError
+            raise PlayerCountError(f"{self.game_id} is for {cls.min_players}–{cls.max_players} players, not {players}")
+        self.players = players
+        self.options = cls.parse_options(options or {})
+
+    # ----- actions ----------------------------------------------------------------------------
+    num_actions: int
+
+    @abstractmethod
+    def action_id(self, action_json: Mapping) -> int:
+        """The fixed id of an action, from its wire JSON (``game.action_json(a)``)."""
+
+    @abstractmethod
+    def action_json_of(self, action_id: int) -> dict:
+        """The action JSON an id stands for (what :meth:`action_id` inverts). Fields that follow
+        from the id alone; where a legal action's JSON carries more (the cards a block holds),
+        use :meth:`pick` to find the legal action with that id."""
+
+    def ids(self, actions_json: Sequence[Mapping]) -> list[int]:
+        """The ids of a decision's legal actions, in their order."""
+        return [self.action_id(a) for a in actions_json]
+
+    def mask(self, actions_json: Sequence[Mapping]) -> np.ndarray:
+        m = np.zeros(self.num_actions, dtype=np.int8)
+        m[self.ids(actions_json)] = 1
+        return m
+
+    def pick(self, actions_json: Sequence[Mapping], action_id: int) -> int:
+        """The index in ``actions_json`` of the legal action with id ``action_id``
+        (:class:`ValueError` if none has it)."""
+        for i, a in enumerate(actions_json):
+            if self.action_id(a) == action_id:
+                return i
+        raise ValueError(f"{self.game_id}: action id {action_id} is not legal now")
+
+    # ----- observations -----------------------------------------------------------------------
+    observation_shape: tuple[int, ...]
+
+    @abstractmethod
+    def observe(self, view: Mapping) -> np.ndarray:
+        """The view as a float32 array of :attr:`observation_shape`."""
+
+    @abstractmethod
+    def layout(self) -> list[tuple[str, int, int]]:
+        """The tensor's parts as (name, start, length) over the flattened array, in order."""
+
+
+def codec(game_id: str, players: int, options: Mapping[str, Any] | None = None) -> Codec:
+    """The codec of ``game_id`` at ``players`` seats with ``options``."""
+    get_game(game_id)  # UnknownGame names the known ids
+    mod = importlib.import_module(f"{__package__}.{CODEC_MODULES[game_id]}")
+    return mod.CODEC[game_id](players, options) if isinstance(mod.CODEC, dict) else mod.CODEC(players, options)
