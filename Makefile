@@ -3,7 +3,8 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup proto proto-publish test test-sqlite test-postgres demo bench clean
+
+.PHONY: setup research proto proto-publish test test-sqlite test-postgres demo bench clean
 
 $(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,6 +13,11 @@ $(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
 	touch $@
 
 setup: $(BIN)/cardarena
+
+# The researchers' extra (cardarena.research: numpy, gymnasium, pettingzoo, open_spiel); without
+# it `make test` skips tests/research with one line.
+research: setup
+	$(BIN)/pip install -q -e '.[test,research]'
 
 # Regenerate cardarena.v1 from proto/ (the install does it too).
 proto: setup
