@@ -1,0 +1,136 @@
+"""Determinization from a view: an engine game a seat could be in, built from that seat's view alone.
+
+A bot over gRPC holds no engine state, only ``decision.view``. A search bot (OpenSpiel's
+IS-MCTS, a determinized Monte Carlo) needs a whole state to play forward from. ::
+
+    game = determinize("sixth-card", decision.view, rng)
+    assert game.view(decision.view["seat"]) == decision.view
+
+:func:`determinize` rebuilds everything the view shows (the rows, the penalty piles, the cards
+played this round, the scores, the phase and a pending row choice) and deals every card the
+seat cannot see — the other hands and the unused cards — at random, uniformly among the deals
+consistent with the view: the cards of the deck that the view does not show, shuffled, each
+other seat given as many as the rules say it holds. Future shuffles (the next rounds' deals)
+come from a generator seeded from ``rng``. So the game's ``view(seat)`` equals the given view
+(key for key), the game plays on legally to the end, and two calls with the same ``rng`` state
+give the same game.
+
+It is a uniform determinization, not a posterior one: it does not weigh the deals by how
+likely the other seats' past choices made them (no inference about their hands); that is left
+to the search that uses it.
+
+Games: ``sixth-card`` (the league game). The others raise :class:`NotImplementedError` naming
+the game (their views keep what is needed, their engines' state is richer: a later change).
+
+Rulings the rebuild relies on (shared/RULINGS.md): Sixth Card C3 (one or two decks, twins),
+C4 (a turn's cards stay sealed until all have chosen: the other hands in phase ``choose`` hold
+as many cards as the seat's), C6–C9 (which rows a pending choice offers, recomputed from the
+rows and the waiting card), C10 (penalty piles are public), C12 (the dealer).
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from cardarena.server.games import Game, get as get_game
+from cardarena.server.games.cards import CARD_TEXT
+
+__all__ = ["determinize", "supported"]
+
+_CODE = {text: code for code, text in enumerate(CARD_TEXT)}
+
+
+def _codes(cards) -> list[int]:
+    return [_CODE[c] for c in cards]
+
+
+def _deal_unseen(deck: list[int], seen: list[int], rng: random.Random) -> list[int]:
+    """The cards of ``deck`` (a multiset) that ``seen`` does not account for, shuffled by
+    ``rng``; :class:`ValueError` if the view shows a card more often than the deck holds it."""
+    pool = Counter(deck)
+    pool.subtract(seen)
+    if min(pool.values(), default=0) < 0:
+        extra = sorted(CARD_TEXT[c] for c, n in pool.items() if n < 0)
+        raise ValueError(f"the view shows more {' '.join(extra)} than the deck holds")
+    unseen = list(pool.elements())
+    rng.shuffle(unseen)
+    return unseen
+
+
+# ----- Sixth Card ------------------------------------------------------------------------------
+def _sixth_card(view: Mapping, rng: random.Random, options: Mapping[str, Any] | None) -> Game:
+    from cardarena.server.games import sixth_card as sc
+
+    n, seat = view["players"], view["seat"]
+    if options is None:  # the view carries the options in force (decks as dealt: the same game)
+        options = {k: view[k] for k in ("end_score", "rounds", "exact_cards", "decks")}
+    game = sc.SixthCard(n, rng.getrandbits(63), options)
+    game.dealer, game.round, game.turn, game.phase = view["dealer"], view["round"], view["turn"], view["phase"]
+    game.rows = [_codes(r["cards"]) for r in view["rows"]]
+    seats = view["seats"]
+    game.played = [_codes(s["played"]) for s in seats]
+    game.piles = [_codes(s["pile"]) for s in seats]
+    game.points = [s["points"] for s in seats]
+    game.totals = [s["total"] for s in seats]
+    game.round_scores = [list(r["points"]) for r in view["round_scores"]]
+    game.queue = [(r["seat"], _CODE[r["card"]]) for r in view["revealed"]]
+    game.next = len(view["revealed"]) - len(view["to_place"])
+    game.chooser, game.reason = view["chooser"], view["choice_reason"]
+    game.choices = ()
+    if game.phase == sc.ROW:
+        game.choices = _sixth_card_choices(game.rows, _CODE[view["choice_card"]], game.reason)
+
+    # every card of this round is in a hand, a row, a pile, the turn's unplaced cards or the stock
+    hand = _codes(view["hand"])
+    unplaced = [c for _, c in game.queue[game.next:]]
+    seen = hand + [c for r in game.rows for c in r] + [c for p in game.piles for c in p] + unplaced
+    unseen = _deal_unseen(game.deck, seen, rng)
+    size = len(hand)  # C4: every seat has laid as many cards as this one, none more
+    k = 0
+    for s in range(n):
+        if s == seat:
+            game.hands[s] = hand
+        else:
+            game.hands[s] = sorted(unseen[k:k + size])
+            k += size
+    game.stock = unseen[k:]
+    game._legal = [None] * n
+    game._opening = []
+    return game
+
+
+def _sixth_card_choices(rows: list[list[int]], card: int, reason: str) -> tuple[int, ...]:
+    """The rows a pending choice offers (C9: any row when too low; C7: the two twin rows)."""
+    from cardarena.server.games import sixth_card as sc
+
+    if reason == sc.TOO_LOW:
+        return tuple(range(sc.ROWS))
+    best = max(r[-1] for r in rows if r[-1] <= card)  # C6: twins count as just below
+    return tuple(i for i, r in enumerate(rows) if r[-1] == best)
+
+
+_DETERMINIZERS: dict[str, Callable[[Mapping, random.Random, Mapping | None], Game]] = {
+    "sixth-card": _sixth_card,
+}
+
+
+def supported() -> tuple[str, ...]:
+    """The game ids :func:`determinize` can rebuild."""
+    return tuple(_DETERMINIZERS)
+
+
+def determinize(game_id: str, view: Mapping, rng: random.Random,
+                options: Mapping[str, Any] | None = None) -> Game:
+    """An engine game whose ``view(view["seat"])`` equals ``view``, the cards the seat cannot
+    see dealt at random (``rng``) among the deals consistent with it. ``options``: the match's
+    game options (``match_start.options``); by default those the view shows."""
+    get_game(game_id)  # UnknownGame names the known ids
+    try:
+        build = _DETERMINIZERS[game_id]
+    except KeyError:
+        raise NotImplementedError(
+            f"determinize: no determinization from a view for {game_id} yet "
+            f"(games: {', '.join(_DETERMINIZERS)})") from None
+    return build(view, rng, options)

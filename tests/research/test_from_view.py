@@ -1,0 +1,105 @@
+"""Determinization from a view (cardarena.research.from_view): a game rebuilt from one seat's
+view shows that seat the very same view, deals the unseen cards consistently, and plays on
+legally to the end. Sixth Card's rulings it relies on: C3 (decks, twins), C4 (sealed choice:
+every hand holds as many cards), C7/C9 (the rows a pending choice offers), C10 (public piles)."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from cardarena.research.from_view import determinize, supported
+from cardarena.server.games import games, new_game
+
+#: (players, options): one deck and two, the exact-cards deal, a short and a long game
+TABLES = [(2, {}), (3, {"exact_cards": True}), (4, {"rounds": 2}), (5, {}), (7, {"rounds": 1}),
+          (10, {"end_score": 30}), (4, {"decks": 2, "rounds": 1})]
+
+
+def _states(players, options, seed):
+    """Every state of one random Sixth Card match, with the seats' views at it."""
+    rng = random.Random(seed)
+    game = new_game("sixth-card", players, seed, options)
+    while not game.is_over():
+        yield game
+        game.apply({s: rng.choice(game.legal_actions(s)) for s in game.to_act()})
+    yield game
+
+
+def _hidden(game, seat):
+    """What ``seat`` cannot see: the other hands and the stock, as one multiset."""
+    return Counter([c for s, h in enumerate(game.hands) if s != seat for c in h] + game.stock)
+
+
+@pytest.mark.parametrize("players,options", TABLES)
+def test_sixth_card_view_of_the_determinized_game_is_the_view(players, options):
+    """For every state of random matches and every seat: determinize(view).view(seat) == view,
+    the other hands as large as the real ones, the hidden cards the same multiset; the pending
+    row choices (C7, C9) are met too."""
+    rng = random.Random(players)
+    phases = Counter()
+    for seed in range(4):
+        for game in _states(players, options, seed):
+            phases[game.phase] += 1
+            for seat in range(players):
+                view = game.view(seat)
+                det = determinize("sixth-card", view, rng)
+                assert det.view(seat) == view
+                assert [len(h) for h in det.hands] == [len(h) for h in game.hands]
+                assert _hidden(det, seat) == _hidden(game, seat)
+                if game.phase == "row" and seat == game.chooser:
+                    assert det.legal_actions(seat) == game.legal_actions(seat)
+    assert phases["choose"] and phases["over"]
+
+
+def test_sixth_card_determinized_game_plays_on_legally_to_the_end():
+    """A game rebuilt at any state plays to its end with random legal actions, and the scores
+    it starts from are the view's (C10, C11)."""
+    rng = random.Random(5)
+    ended = 0
+    for players, options in TABLES:
+        for i, game in enumerate(_states(players, options, seed=11)):
+            if i % 3:
+                continue
+            seat = i % players
+            det = determinize("sixth-card", game.view(seat), rng)
+            assert det.totals == game.totals
+            steps = 0
+            while not det.is_over():
+                det.apply({s: rng.choice(det.legal_actions(s)) for s in det.to_act()})
+                steps += 1
+                assert steps < 10_000
+            ended += 1
+            assert all(t >= g for t, g in zip(det.result().scores, game.totals))
+    assert ended > 20
+
+
+def test_sixth_card_unseen_cards_are_dealt_at_random_by_the_rng():
+    """The other hands come from ``rng``: the same state of the generator gives the same game,
+    others give other deals, and the seat's own hand is never touched."""
+    game = new_game("sixth-card", 4, 3)
+    view = game.view(0)
+    a = determinize("sixth-card", view, random.Random(1))
+    b = determinize("sixth-card", view, random.Random(1))
+    assert a.hands == b.hands and a.stock == b.stock
+    deals = {tuple(map(tuple, determinize("sixth-card", view, random.Random(k)).hands[1:])) for k in range(20)}
+    assert len(deals) == 20
+    assert all(determinize("sixth-card", view, random.Random(k)).hands[0] == game.hands[0] for k in range(5))
+
+
+def test_sixth_card_a_view_showing_too_many_cards_is_refused():
+    """A view that shows a card more often than the deck holds (one deck: no twins, C3) cannot
+    be dealt; the message names the card."""
+    view = new_game("sixth-card", 3, 0).view(0)
+    view["hand"] = view["hand"][:-1] + [view["rows"][0]["cards"][0]]
+    with pytest.raises(ValueError, match=view["rows"][0]["cards"][0]):
+        determinize("sixth-card", view, random.Random(0))
+
+
+@pytest.mark.parametrize("game_id", [g for g in games() if g not in supported()])
+def test_games_without_determinization_say_so(game_id):
+    cls = games()[game_id]
+    view = new_game(game_id, cls.min_players, 0).view(0)
+    with pytest.raises(NotImplementedError, match=game_id):
+        determinize(game_id, view, random.Random(0))
