@@ -1,0 +1,170 @@
+"""Sixth Card as fixed spaces: 56 action ids and a flat observation tensor of a seat's view.
+
+The :class:`~cardarena.research.spaces.Codec` of ``sixth-card`` (rules: server/games/sixth_card.py,
+rulings C1–C14). It reads only the view and action JSON (``SixthCardView``, ``SixthCardAction``
+of proto/cardarena/v1/sixth_card.proto), so it serves in-process and over gRPC alike.
+
+Actions
+=======
+The same 56 ids at every player count and option set:
+
+==========  =====================  ==============================================================
+id          action JSON            meaning
+==========  =====================  ==============================================================
+0 … 51      ``{"play": "7♠"}``     lay this card (the sealed choice); id = the card's ladder code
+                                   (C2: A♣ = 0, A♦ = 1 … K♠ = 51, the rules text's 1 … 52 less 1)
+52 … 55     ``{"row": i}``         choose row ``i`` (0–3): too low (C9) or between twin rows (C7)
+==========  =====================  ==============================================================
+
+With two decks (C3) the two copies of a card are twins: the action names the card, the engine
+lists it once, and either copy laid is the same choice, so both share the card's id. Options
+never add an action (``exact_cards`` only removes cards), so 56 bounds every decision.
+
+Observation
+===========
+A flat float32 vector of ``observation_shape = (size,)``, ``N`` = the number of seats.
+Seats are relative to the observer: seat block ``k`` is the seat ``k`` places to the left of the
+observer (``(view.seat + k) % N``), so block 0 is always the observing seat and a policy is
+independent of where it sits. Card blocks are 52 wide, indexed by ladder code; a "copies" value
+is the number of copies of that card divided by the number of decks (1 = every copy there is).
+Values lie in [0, 1] except the points, scaled by ``end_score`` (a total may pass it by the end).
+
+================  =====  =========================================================================
+name              size   value
+================  =====  =========================================================================
+game              2      players / 10; decks / 2
+phase             3      one-hot: ``choose``, ``row``, ``over``
+clock             2      round / 10 (not capped); turn / 10
+dealer            N      one-hot relative seat of this round's dealer
+hand              52     copies in own hand
+row_cards         208    4 rows × 52: copies in the row
+row_end           208    4 rows × 52: one-hot of the row's last card
+row_length        4      cards in the row / 5
+row_points        4      the row's penalty points / 25 (5 cards of at most 5 points)
+played            N×52   per relative seat: copies it revealed this round (this turn's included)
+pile              N×52   per relative seat: copies in its penalty pile this round (C10)
+points            N      per relative seat: penalty points this round / end_score
+totals            N      per relative seat: game total so far / end_score
+revealed          N×52   phase ``row``: per relative seat, one-hot of its card this turn
+to_place          52     phase ``row``: copies of the revealed cards still to be placed
+choice_card       52     phase ``row``: one-hot of the card waiting for a row
+chooser           N      phase ``row``: one-hot relative seat choosing a row (block 0: it is us)
+choice_reason     2      flags: ``too_low`` (C9), ``twin_rows`` (C7)
+================  =====  =========================================================================
+
+The finished rounds' scores (``round_scores``) enter only through ``totals``; what the cards of
+earlier rounds were, the view no longer keeps either. Nothing here is hidden from the seat: every
+part comes from its own view (the conformance suite checks it is unchanged by
+``resample_hidden``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from cardarena.server.games.cards import CARD_TEXT
+
+from .spaces import Codec
+
+CARDS = 52
+ROWS = 4
+ROW_LIMIT = 5
+ROW_ACTION = CARDS  # the id of row 0
+PHASES = ("choose", "row", "over")
+REASONS = ("too_low", "twin_rows")
+#: card text → ladder code (the action JSON and the view name cards by text)
+CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT[:CARDS])}
+
+
+class SixthCardCodec(Codec):
+    game_id = "sixth-card"
+    num_actions = CARDS + ROWS
+
+    def __init__(self, players: int, options: Mapping | None = None):
+        super().__init__(players, options)
+        n = players
+        self.decks = self.options["decks"] or (1 if n <= 4 else 2)
+        self._parts = [
+            ("game", 2), ("phase", 3), ("clock", 2), ("dealer", n), ("hand", CARDS),
+            ("row_cards", ROWS * CARDS), ("row_end", ROWS * CARDS), ("row_length", ROWS),
+            ("row_points", ROWS), ("played", n * CARDS), ("pile", n * CARDS), ("points", n),
+            ("totals", n), ("revealed", n * CARDS), ("to_place", CARDS), ("choice_card", CARDS),
+            ("chooser", n), ("choice_reason", 2),
+        ]
+        self._start: dict[str, int] = {}
+        at = 0
+        for name, size in self._parts:
+            self._start[name] = at
+            at += size
+        self.size = at
+        self.observation_shape = (at,)
+        # the constant part (game) once; observe copies it
+        self._blank = np.zeros(at, dtype=np.float32)
+        self._blank[0] = n / 10
+        self._blank[1] = self.decks / 2
+
+    # ----- actions ----------------------------------------------------------------------------
+    def action_id(self, action_json: Mapping) -> int:
+        if "play" in action_json:
+            return CODE[action_json["play"]]
+        return ROW_ACTION + int(action_json["row"])
+
+    def action_json_of(self, action_id: int) -> dict:
+        if not 0 <= action_id < self.num_actions:
+            raise ValueError(f"sixth-card: no action id {action_id} (0–{self.num_actions - 1})")
+        if action_id < CARDS:
+            return {"play": CARD_TEXT[action_id]}
+        return {"row": action_id - ROW_ACTION}
+
+    # ----- observations -----------------------------------------------------------------------
+    def layout(self) -> list[tuple[str, int, int]]:
+        return [(name, self._start[name], size) for name, size in self._parts]
+
+    def observe(self, view: Mapping) -> np.ndarray:
+        out = self._blank.copy()
+        st, n, code = self._start, self.players, CODE
+        me = view["seat"]
+        copy = 1.0 / self.decks
+        scale = 1.0 / self.options["end_score"]
+        # indices of every "copies" slot (one entry per copy: bincount adds twins up)
+        idx = [st["hand"] + code[c] for c in view["hand"]]
+        phase = view["phase"]
+        out[st["phase"] + PHASES.index(phase)] = 1.0
+        out[st["clock"]] = view["round"] / 10
+        out[st["clock"] + 1] = view["turn"] / 10
+        out[st["dealer"] + (view["dealer"] - me) % n] = 1.0
+        base, end, length, points = st["row_cards"], st["row_end"], st["row_length"], st["row_points"]
+        for i, row in enumerate(view["rows"]):
+            cards = row["cards"]
+            idx.extend(base + i * CARDS + code[c] for c in cards)
+            if cards:
+                out[end + i * CARDS + code[cards[-1]]] = 1.0
+            out[length + i] = len(cards) / ROW_LIMIT
+            out[points + i] = row["points"] / 25
+        played, pile = st["played"], st["pile"]
+        seats = view["seats"]
+        for k in range(n):
+            info = seats[(me + k) % n]
+            off = k * CARDS
+            idx.extend(played + off + code[c] for c in info["played"])
+            idx.extend(pile + off + code[c] for c in info["pile"])
+            out[st["points"] + k] = info["points"] * scale
+            out[st["totals"] + k] = info["total"] * scale
+        if phase == "row":
+            idx.extend(st["to_place"] + code[p["card"]] for p in view["to_place"])
+            rev = st["revealed"]
+            for p in view["revealed"]:
+                out[rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]]] = 1.0
+            out[st["choice_card"] + code[view["choice_card"]]] = 1.0
+            if view["chooser"] >= 0:
+                out[st["chooser"] + (view["chooser"] - me) % n] = 1.0
+            reason = view["choice_reason"]
+            if reason:
+                out[st["choice_reason"] + REASONS.index(reason)] = 1.0
+        counts = np.bincount(np.array(idx, dtype=np.intp), minlength=self.size)
+        out += counts.astype(np.float32) * np.float32(copy)
+        return out
+
+
+CODEC = SixthCardCodec
