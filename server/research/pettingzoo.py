@@ -1,0 +1,332 @@
+"""PettingZoo environments of the cardarena games: ``env(game, players=…, **options)``.
+
+One :class:`CardArenaEnv` (a PettingZoo 1.27 ``AECEnv``) drives any engine of
+:mod:`cardarena.server.games` through its :mod:`~cardarena.research.spaces` codec, so an agent
+sees exactly what the seat's ``view(seat)`` shows and picks fixed action ids::
+
+    from cardarena.research.pettingzoo import env
+    e = env("sixth-card", players=4, rounds=1)
+    e.reset(seed=7)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        action = None if terminated else e.action_space(agent).sample(obs["action_mask"])
+        e.step(action)
+
+Agents and spaces
+=================
+Agents are ``"seat_0"`` … ``"seat_<n-1>"`` (seat numbers as everywhere else). Every agent has
+the same spaces, made from the codec of the game, the player count and the options:
+
+* ``observation_space``: ``Dict(observation=Box(float32, codec.observation_shape),
+  action_mask=Box(int8, (codec.num_actions,)))``. ``observation`` is ``codec.observe(view(seat))``
+  (the layout per game: ``codec.layout()``); the Box is unbounded (the codecs promise finite
+  values, not a range). ``action_mask`` is 1 exactly at the ids of the seat's legal actions
+  while the seat still has to choose in the current step, all 0 otherwise (a seat waiting for
+  others, or a finished match).
+* ``action_space``: ``Discrete(codec.num_actions)``: an action is a fixed action id.
+
+Turns, and the sealed simultaneous choices
+==========================================
+The engine's ``to_act()`` drives the order. When it names one seat, that agent is
+``agent_selection``. When it names several (Sixth Card's sealed card choice, C4; SCOUT's flip
+before a round, O2), those agents act one after another in seat order; the environment holds
+each choice and applies them all together (one ``game.apply``) when the last has chosen. Until
+then nothing changes: every observation is still built from ``game.view(seat)`` of the state
+before the step, which shows no pending choice, so a seat choosing later in the step cannot see
+what an earlier one chose. A seat that is not to act is never ``agent_selection``.
+
+Illegal actions
+===============
+:class:`CardArenaEnv` (the raw environment, also ``raw_env``) raises :class:`IllegalActionId` (a
+``ValueError``) for an id that is not legal now and changes nothing. :func:`env` wraps it as
+PettingZoo's classic card and board games are wrapped: ``TerminateIllegalWrapper`` (an illegal
+id ends the match for everybody, the offender's reward −1, everybody else's 0),
+``AssertOutOfBoundsWrapper`` (an id outside ``Discrete(num_actions)`` is an assertion error) and
+``OrderEnforcingWrapper`` (``step`` before ``reset`` is an error). The referee, by contrast,
+plays the default action on a fault (DESIGN.md); a policy that trains on masked ids never meets
+either.
+
+Rewards
+=======
+Zero on every step but the last; on the last step every agent receives its whole reward and
+every agent is terminated (no truncation: the games end by themselves, with their caps).
+
+* ``reward="place"`` (default): linear in the place, +1 for first … −1 for last,
+  ``1 − 2·(place − 1)/(n − 1)``. Tied seats share the places they cover: each gets the mean of
+  those places' rewards (two seats tied for first of three get (1 + 0)/2 = 0.5 each, the third
+  −1). So the rewards of a match always sum to 0.
+* ``reward="score"``: the game's final score, the sign turned where fewer points win (Sixth
+  Card's penalty points, Three Thirteen's points left in hand), divided by :func:`score_scale`
+  so that a whole match's score is about 1: Sixth Card the end score (66 by default), Three
+  Thirteen 100, SCOUT and Scouting 10, Unsorted 1 (its score is already 1 for a winner, 0 for a
+  loser, or the chips left under ``max_deals``).
+
+Seeds
+=====
+``reset(seed=s)`` starts the engine's match with seed ``s`` (the same match ``new_game(game,
+players, s, options)`` starts, so ``cardarena`` replays and the arena agree); ``reset()``
+without a seed starts the next match with a seed drawn from a generator seeded by the last
+given seed (or by the operating system before any). Same seed, same actions → same
+trajectory. The ``options`` argument of ``reset`` is accepted and ignored: the game's options
+are fixed when the environment is made, because the spaces depend on them.
+
+Rendering
+=========
+``render()`` is the match in words as the seat to act sees it: the events it saw in the last
+step (``game.event_text``), its view, and its legal actions (``game.action_label``) with their
+ids. ``render_mode="ansi"`` returns that text; ``"human"`` prints it (and does so after every
+``reset`` and ``step``).
+
+Parallel play
+=============
+No parallel environment is offered: no game is simultaneous throughout (Sixth Card's row
+choices, C7 and C9, are one seat's, every other game is turn by turn), so
+``metadata["is_parallelizable"]`` is False and PettingZoo's ``aec_to_parallel`` does not apply.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces as gym_spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from cardarena.server.games import Game, Result, new_game
+
+from . import spaces
+
+__all__ = ["CardArenaEnv", "IllegalActionId", "env", "raw_env", "place_rewards", "score_rewards",
+           "score_scale"]
+
+REWARDS = ("place", "score")
+
+
+class IllegalActionId(ValueError):
+    """An action id that is not among the legal actions of the seat to act."""
+
+
+def place_rewards(result: Result) -> list[float]:
+    """+1 for first … −1 for last, linear in the place; tied seats share the mean of the places
+    they cover, so the rewards sum to 0 (a lone seat's table would get 0)."""
+    n = len(result.places)
+    if n == 1:
+        return [0.0]
+    out = []
+    for p in result.places:
+        tied = result.places.count(p)
+        mean_place = p + (tied - 1) / 2  # competition places: the tie covers p … p + tied − 1
+        out.append(1.0 - 2.0 * (mean_place - 1) / (n - 1))
+    return out
+
+
+def score_scale(game_id: str, options: Mapping[str, Any]) -> float:
+    """What :func:`score_rewards` divides a final score by: about one whole match's score."""
+    if game_id == "sixth-card":
+        return float(options.get("end_score", 66))
+    return {"three-thirteen": 100.0, "scout": 10.0, "scouting": 10.0}.get(game_id, 1.0)
+
+
+def score_rewards(result: Result, scale: float) -> list[float]:
+    """The final scores, higher is better (negated where fewer points win), divided by ``scale``."""
+    sign = 1.0 if result.higher_is_better else -1.0
+    return [sign * s / scale for s in result.scores]
+
+
+class CardArenaEnv(AECEnv):
+    """One cardarena game as a PettingZoo AEC environment (see the module docstring)."""
+
+    def __init__(self, game: str, players: int, render_mode: str | None = None,
+                 reward: str = "place", **options: Any):
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        self.codec = spaces.codec(game, players, options)
+        self.game_id = game
+        self.players = players
+        self.options = self.codec.options
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.metadata = {"name": f"cardarena_{game.replace('-', '_')}", "render_modes": ["human", "ansi"],
+                         "is_parallelizable": False}
+        self.possible_agents = [f"seat_{s}" for s in range(players)]
+        obs_space = gym_spaces.Dict({
+            "observation": gym_spaces.Box(-np.inf, np.inf, self.codec.observation_shape, np.float32),
+            "action_mask": gym_spaces.Box(0, 1, (self.codec.num_actions,), np.int8),
+        })
+        # one space object per agent (api_test checks identity; each can be seeded on its own)
+        self.observation_spaces = {a: obs_space if i == 0 else _copy_space(obs_space)
+                                   for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: gym_spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
+        self._seeds = random.Random()
+        self.game: Game | None = None
+        self.agents = []
+
+    # ----- spaces ---------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gym_spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym_spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----- the match ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            match_seed = seed
+        else:
+            match_seed = self._seeds.getrandbits(62)
+        self.game = new_game(self.game_id, self.players, match_seed, self.options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._events = self.game.opening_events()
+        self._next_step()
+        if self.render_mode == "human":
+            self.render()
+
+    def _next_step(self) -> None:
+        """The seats of the new step: the first to choose is ``agent_selection``."""
+        self._pending: dict[int, Any] = {}
+        self._queue = list(self.game.to_act())
+        self._decisions: dict[int, tuple[list, list[dict], dict[int, int]]] = {}
+        self._observations: dict[int, np.ndarray] = {}
+        self.agent_selection = self.possible_agents[self._queue[0]]
+
+    def _decision(self, seat: int) -> tuple[list, list[dict], dict[int, int]]:
+        """The seat's legal actions, their JSON and id → index, made once a step."""
+        d = self._decisions.get(seat)
+        if d is None:
+            game = self.game
+            actions = game.legal_actions(seat)
+            actions_json = [game.action_json(a) for a in actions]
+            index = {aid: i for i, aid in enumerate(self.codec.ids(actions_json))}
+            d = self._decisions[seat] = (actions, actions_json, index)
+        return d
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = int(agent[5:])
+        obs = self._observations.get(seat)
+        if obs is None:
+            obs = self._observations[seat] = self.codec.observe(self.game.view(seat))
+        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        if seat in self._queue:
+            mask[list(self._decision(seat)[2])] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._queue[0]
+        actions, _, index = self._decision(seat)
+        try:
+            i = index[int(action)]
+        except (KeyError, TypeError, ValueError):
+            raise IllegalActionId(f"{self.game_id}: seat {seat} has no legal action with id {action!r} now") from None
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self._pending[seat] = actions[i]
+        self._queue.pop(0)
+        if self._queue:  # a sealed step: wait for the others, reveal nothing
+            self.agent_selection = self.possible_agents[self._queue[0]]
+        else:
+            self._events = self.game.apply(self._pending)
+            if self.game.is_over():
+                self._end()
+            else:
+                self._next_step()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end(self) -> None:
+        result = self.game.result()
+        if self.reward_kind == "place":
+            rewards = place_rewards(result)
+        else:
+            rewards = score_rewards(result, score_scale(self.game_id, self.options))
+        for seat, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = rewards[seat]
+            self.terminations[agent] = True
+        self._pending, self._queue, self._decisions, self._observations = {}, [], {}, {}
+
+    # ----- words ----------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode (use 'ansi' or 'human')")
+            return None
+        text = self.text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def text(self, agent: str | None = None) -> str:
+        """The match in words as ``agent`` (default: the seat to act) sees it now."""
+        game = self.game
+        if game is None:
+            return f"{self.game_id}: not started (call reset)"
+        agent = agent or self.agent_selection
+        seat = int(agent[5:])
+        lines = [f"{game.title or self.game_id}, {self.players} seats: as {agent} sees it"]
+        lines += [f"  {game.event_text(ev.data)}" for ev in self._events if ev.visible_to(seat)]
+        for key, value in game.view(seat).items():
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                lines.append(f"{key}:")  # one line each: the rows, the seats
+                lines += [f"  {i}: {_words(v)}" for i, v in enumerate(value)]
+            else:
+                lines.append(f"{key}: {_words(value)}")
+        if game.is_over():
+            r = game.result()
+            lines.append("over: " + ", ".join(f"seat {s} place {p} score {sc:g}"
+                                              for s, (p, sc) in enumerate(zip(r.places, r.scores))))
+        elif seat in self._queue:
+            actions, actions_json, _ = self._decision(seat)
+            lines.append(f"{agent} to choose:")
+            lines += [f"  [{aid}] {game.action_label(a)}"
+                      for a, aid in zip(actions, self.codec.ids(actions_json))]
+        else:
+            waiting = ", ".join(self.possible_agents[s] for s in self._queue)
+            lines.append(f"waiting for {waiting}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
+
+
+raw_env = CardArenaEnv
+
+
+def env(game: str, players: int, render_mode: str | None = None, reward: str = "place",
+        **options: Any) -> AECEnv:
+    """The environment of ``game`` at ``players`` seats with the game's ``options``, wrapped as
+    PettingZoo's classic games are (an illegal id ends the match with −1 for its agent)."""
+    e: AECEnv = CardArenaEnv(game, players, render_mode=render_mode, reward=reward, **options)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def _copy_space(space: gym_spaces.Dict) -> gym_spaces.Dict:
+    return gym_spaces.Dict({k: gym_spaces.Box(s.low, s.high, s.shape, s.dtype) for k, s in space.spaces.items()})
+
+
+def _words(value: Any) -> str:
+    """A view value in a line: lists of cards as "7♠ 9♥", nested parts compactly."""
+    if isinstance(value, list):
+        if all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+            return " ".join(map(str, value)) if value else "—"
+        return " | ".join(_words(v) for v in value) if value else "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
+    return str(value)
