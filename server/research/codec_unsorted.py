@@ -1,0 +1,258 @@
+"""Unsorted as fixed spaces: action ids bounded by the largest hand the rules allow, and a flat
+observation tensor of a seat's view.
+
+The :class:`~cardarena.research.spaces.Codec` of ``unsorted`` (rules: server/games/unsorted.py,
+rulings U1–U17). It reads only the view and action JSON (``UnsortedView``, ``UnsortedAction`` of
+proto/cardarena/v1/unsorted.proto), so it serves in-process and over gRPC alike.
+
+The largest hand
+================
+``L`` = the deal's hand size + 7: **17** with 3 or 4 players (10 dealt), **14** with 5 (7 dealt).
+Why it holds: a hand starts each deal with the dealt cards (U14) and grows only by its own two
+spares (U6: at most +2 a deal) and by the cards its seat draws as a round's winner (U11). Only 2
+Draw cards exist (U1) and a played card stays on the discard pile for the rest of the deal (U11:
+never reshuffled), so a deal sees at most 2 Draw cards played and at most 6 cards drawn, and
+every round's winner played at least one card in that round (U10: the Stop, the highest
+combination, or a Draw lead). So drawing adds at most 3 × 2 − 1 = 5 cards net (one round with
+both Draw cards), and a hand never holds more than dealt + 2 + 5 cards. Every insert position
+(a spare's, a drawn card's) is therefore below ``L`` (it is at most the hand's length before the
+insert, at most ``L − 1``), and so is every block's start.
+
+Actions
+=======
+``L`` positions, ``p`` = 0 … L − 1; ids by block of the table, in this order:
+
+=============  ===================================  ============================================
+ids            action JSON (the id's fields)        meaning
+=============  ===================================  ============================================
+p × 60 + k     ``{"play": {"position", "kind",      a combination from hand position ``p``;
+               "number"}}``                         ``k`` = (kind − 1) × 12 + (number − 1), kind
+                                                    1 single, 2 two-run, 3 pair, 4 three-run,
+                                                    5 three of a kind (U2), number 1 … 12 (U3)
+60L + p        ``{"stop": {"position"}}``           the Stop card at position ``p`` (U5)
+61L + p        ``{"draw": {"position"}}``           the Draw card at position ``p`` (U5, U8)
+62L + s×L + p  ``{"take_spare": {"spare",           spare ``s`` (0, 1) into position ``p`` (U6)
+               "position"}}``
+64L + p        ``{"put_drawn": {"position"}}``      the drawn card into position ``p`` (U11)
+=============  ===================================  ============================================
+
+``num_actions`` = 65 L: 1105 with 3–4 players, 910 with 5; the options (``long_game``,
+``max_deals``) change no action. Why two legal actions of one decision never share an id: the
+hand is fixed within a decision, so the position and the kind (which fixes the block's length:
+1, 2 or 3 cards) fix the block's cards, and the cards with the kind and number fix the jokers'
+declared numbers (two-run and pair: the joker is the missing number; three-run: the numbers of
+the run missing from the naturals; a joker single: the number; U4); a Stop or Draw card, a drawn
+card, a spare ``s`` are one card each. So :meth:`action_json_of` gives those fields, and the rest
+(``cards``, ``jokers``, ``card``) follows from the hand: use :meth:`pick` to find the legal
+action. Some ids are never legal (a two-run numbered 1, a three-run numbered 1 or 2): the table
+stays a plain product.
+
+Observation
+===========
+A flat float32 vector, ``N`` = the number of seats, ``F`` = 15 card faces (0 joker, 1 … 12 the
+number cards A … Q, 13 Stop ♣♠, 14 Draw ♦♥; U1: suits count for nothing else). Seats are relative
+to the observer: seat block ``k`` is the seat ``k`` places to the left (``(view.seat + k) % N``),
+so block 0 is always the observing seat.
+
+===============  ============  ==========================================================
+name             size          value
+===============  ============  ==========================================================
+hand             L × F         slot ``i``: one-hot face of the card at hand position ``i``
+drawn_card       F             phase ``draw``, own view: one-hot face of the card to place
+seat_known       N × L × F     per relative seat: faces known to all, at their positions
+                               (spares taken; "" elsewhere stays 0)
+seat_spares      N × 2 × F     per relative seat: one-hot face of each spare still there
+seat_state       N × 9         per relative seat: chips / 3, hand size / L, out, acted this
+                               round, leader, to act, drawer, still to act, lost last deal
+plays            N × (N+25)    this round's plays in order (a round has at most N: each seat
+                               acts once): relative seat one-hot (N), kind one-hot (7,
+                               Stop and Draw included), number / 12, position / L, cards as
+                               face counts / 3 (F), is the highest
+bar              6             the highest combination: kind one-hot (5), number / 12
+discard          F             faces on the discard pile / copies in the deck (4; 2 jokers,
+                               2 Stop, 2 Draw)
+seat_history     N × (F+2)     per relative seat, this deal's earlier rounds: faces played /
+                               4, rounds won / 10 (capped at 1), cards drawn / 6
+clock            10            phase one-hot (``play``, ``draw``, ``over``); deal / (chips
+                               in the game + 1); round / 54; draw pile / its size after the
+                               deal; Draw cards played this round / 2; cards still to draw
+                               / 6; must lead (own turn, nothing played); deals left /
+                               ``max_deals`` (0 without a cap)
+===============  ============  ==========================================================
+
+Bounds behind the scales: a game lasts at most (chips in the game + 1) deals (U15); a deal at
+most 54 rounds (each round's leader plays a card, and a card is played once a deal). Earlier
+deals leave only the chips and the last deal's losers, as in the view. Nothing here is hidden
+from the seat: every part comes from its own view (the conformance suite checks it is unchanged
+by ``resample_hidden``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from cardarena.server.games.cards import CARD_TEXT, JOKER
+from cardarena.server.games.unsorted import DRAW_CARDS, KIND_NAME, KIND_OF_NAME, RANK, STOP_CARDS
+
+from .spaces import Codec
+
+FACES = 15
+STOP_FACE, DRAW_FACE = 13, 14
+#: card text → face (0 joker, 1–12 number, 13 Stop, 14 Draw)
+FACE: dict[str, int] = {CARD_TEXT[c]: RANK[c] for c in range(52) if RANK[c] <= 12}
+FACE |= {CARD_TEXT[JOKER]: 0}
+FACE |= {CARD_TEXT[c]: STOP_FACE for c in STOP_CARDS} | {CARD_TEXT[c]: DRAW_FACE for c in DRAW_CARDS}
+#: copies of each face in the deck (U1)
+COPIES = (2,) + (4,) * 12 + (2, 2)
+INV_COPIES = tuple(1 / c for c in COPIES)
+COMBINATION_KINDS = 5           # single … three of a kind (U2)
+NUMBERS = 12
+PER_POSITION = COMBINATION_KINDS * NUMBERS
+KINDS = len(KIND_NAME)          # the plays' kinds, Stop and Draw included
+PHASES = ("play", "draw", "over")
+SEAT_STATE = 9
+ROUND_BOUND = 54
+STOP_BLOCK, DRAW_BLOCK, SPARE_BLOCK, PLACE_BLOCK = 60, 61, 62, 64   # × L
+
+
+def largest_hand(players: int) -> int:
+    """The most cards a hand can hold with ``players`` seats: dealt + 2 spares + 5 (see above)."""
+    return (7 if players == 5 else 10) + 7
+
+
+class UnsortedCodec(Codec):
+    game_id = "unsorted"
+
+    def __init__(self, players: int, options: Mapping | None = None):
+        super().__init__(players, options)
+        n = players
+        L = self.max_hand = largest_hand(n)
+        self.num_actions = 65 * L
+        dealt = L - 7
+        self.pile_after_deal = 54 - n * (dealt + 2)
+        self.chips_in_game = n * (3 if n < 5 or self.options["long_game"] else 2)
+        self._play_size = n + KINDS + 3 + FACES
+        self._parts = [
+            ("hand", L * FACES), ("drawn_card", FACES), ("seat_known", n * L * FACES),
+            ("seat_spares", n * 2 * FACES), ("seat_state", n * SEAT_STATE),
+            ("plays", n * self._play_size), ("bar", COMBINATION_KINDS + 1), ("discard", FACES),
+            ("seat_history", n * (FACES + 2)), ("clock", 10),
+        ]
+        self._start: dict[str, int] = {}
+        at = 0
+        for name, size in self._parts:
+            self._start[name] = at
+            at += size
+        self.size = at
+        self.observation_shape = (at,)
+
+    # ----- actions ----------------------------------------------------------------------------
+    def action_id(self, action_json: Mapping) -> int:
+        L = self.max_hand
+        if "play" in action_json:
+            a = action_json["play"]
+            return a["position"] * PER_POSITION + (KIND_OF_NAME[a["kind"]] - 1) * NUMBERS + a["number"] - 1
+        if "take_spare" in action_json:
+            a = action_json["take_spare"]
+            return (SPARE_BLOCK + a["spare"]) * L + a["position"]
+        for key, block in (("stop", STOP_BLOCK), ("draw", DRAW_BLOCK), ("put_drawn", PLACE_BLOCK)):
+            if key in action_json:
+                return block * L + action_json[key]["position"]
+        raise ValueError(f"unsorted: not an action: {action_json!r}")
+
+    def action_json_of(self, action_id: int) -> dict:
+        L = self.max_hand
+        if not 0 <= action_id < self.num_actions:
+            raise ValueError(f"unsorted: no action id {action_id} (0–{self.num_actions - 1})")
+        block, p = divmod(action_id, L)
+        if block < STOP_BLOCK:
+            position, k = divmod(action_id, PER_POSITION)
+            kind, number = divmod(k, NUMBERS)
+            return {"play": {"position": position, "kind": KIND_NAME[kind + 1], "number": number + 1}}
+        if block == STOP_BLOCK:
+            return {"stop": {"position": p}}
+        if block == DRAW_BLOCK:
+            return {"draw": {"position": p}}
+        if block < PLACE_BLOCK:
+            return {"take_spare": {"spare": block - SPARE_BLOCK, "position": p}}
+        return {"put_drawn": {"position": p}}
+
+    # ----- observations -----------------------------------------------------------------------
+    def layout(self) -> list[tuple[str, int, int]]:
+        return [(name, self._start[name], size) for name, size in self._parts]
+
+    def observe(self, view: Mapping) -> np.ndarray:
+        st, n, L, face = self._start, self.players, self.max_hand, FACE
+        me = view["seat"]
+        # every value goes in as (index, weight); one bincount adds them up (counts collide)
+        idx = [st["hand"] + i * FACES + face[c] for i, c in enumerate(view["hand"])]
+        w = [1.0] * len(idx)
+        if view["drawn_card"]:
+            idx.append(st["drawn_card"] + face[view["drawn_card"]])
+            w.append(1.0)
+        rel = {(me + k) % n: k for k in range(n)}
+        known, spares, state = st["seat_known"], st["seat_spares"], st["seat_state"]
+        leader, turn, drawer = view["leader"], view["turn"], view["drawer"]
+        still = view["still_to_act"]
+        lost = view["last_deal_losers"]
+        for info in view["seats"]:
+            s = info["seat"]
+            k = rel[s]
+            base = known + k * L * FACES
+            cells = [base + i * FACES + face[c] for i, c in enumerate(info["known"]) if c]
+            base = spares + k * 2 * FACES
+            cells.extend(base + i * FACES + face[c] for i, c in enumerate(info["spares"]))
+            idx.extend(cells)
+            w.extend([1.0] * len(cells))
+            at = state + k * SEAT_STATE
+            idx.extend(range(at, at + SEAT_STATE))
+            w.extend((info["chips"] / 3, info["hand_size"] / L, info["out"], info["acted"],
+                      leader == s, turn == s, drawer == s, s in still, s in lost))
+        size, highest = self._play_size, view["highest"]
+        plays = view["plays"]
+        for j, p in enumerate(plays):
+            at = st["plays"] + j * size
+            m = at + n + KINDS
+            idx.extend((at + rel[p["seat"]], at + n + KIND_OF_NAME[p["kind"]] - 1, m, m + 1,
+                        at + size - 1))
+            w.extend((1.0, 1.0, p["number"] / NUMBERS, p["position"] / L, j == highest))
+            idx.extend(m + 2 + face[c] for c in p["cards"])
+            w.extend([1 / 3] * len(p["cards"]))
+        if highest >= 0:
+            p = plays[highest]
+            idx.extend((st["bar"] + KIND_OF_NAME[p["kind"]] - 1, st["bar"] + COMBINATION_KINDS))
+            w.extend((1.0, p["number"] / NUMBERS))
+        at = st["discard"]
+        for c in view["discard"]:
+            f = face[c]
+            idx.append(at + f)
+            w.append(INV_COPIES[f])
+        hist, stride = st["seat_history"], FACES + 2
+        won = [0] * n
+        for r in view["earlier_rounds"]:
+            k = rel[r["winner"]]
+            won[k] += 1
+            idx.append(hist + k * stride + FACES + 1)
+            w.append(r["drawn"] / 6)
+            for p in r["plays"]:
+                at = hist + rel[p["seat"]] * stride
+                cards = p["cards"]
+                idx.extend(at + face[c] for c in cards)
+                w.extend([0.25] * len(cards))
+        idx.extend(hist + k * stride + FACES for k in range(n))
+        w.extend(min(x / 10, 1.0) for x in won)
+        at = st["clock"]
+        phase = view["phase"]
+        cap = view["max_deals"]
+        idx.extend(range(at + 3, at + 10))
+        idx.append(at + PHASES.index(phase))
+        w.extend((view["deal"] / (self.chips_in_game + 1), view["round"] / ROUND_BOUND,
+                  view["draw_pile_size"] / self.pile_after_deal, view["draws_played"] / 2,
+                  view["cards_to_draw"] / 6,
+                  turn == me and leader == me and not plays and phase == "play",
+                  (cap - view["deal"]) / cap if cap else 0.0, 1.0))
+        return np.bincount(idx, weights=w, minlength=self.size).astype(np.float32)
+
+
+CODEC = UnsortedCodec
