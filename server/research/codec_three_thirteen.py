@@ -1,0 +1,210 @@
+"""Three Thirteen as fixed spaces: 108 action ids and a flat observation tensor of a seat's view.
+
+The :class:`~cardarena.research.spaces.Codec` of ``three-thirteen`` (rules:
+server/games/three_thirteen.py, rulings R1–R10). It reads only the view and action JSON
+(``ThreeThirteenView``, ``ThreeThirteenAction`` of proto/cardarena/v1/three_thirteen.proto), so
+it serves in-process and over gRPC alike.
+
+Actions
+=======
+A card's code is its ladder code (A♣ = 0 … K♠ = 51) and the joker is 52. The same 108 ids at every
+player count and option set:
+
+==========  ===========================  =========================================================
+id          action JSON                  meaning
+==========  ===========================  =========================================================
+0           ``{"draw": "stock"}``        draw the top card of the stock
+1           ``{"draw": "discard_pile"}``  take the top card of the discard pile
+2 … 54      ``{"discard": "K♠"}``        discard this card: id = 2 + code (R5)
+55 … 107    ``{"go_out": "K♠"}``         go out, discarding this card: id = 55 + code (R6)
+==========  ===========================  =========================================================
+
+Nothing is lost by numbering cards rather than arrangements: a seat never chooses its melds. The
+referee lays the arrangement that leaves the fewest points (R7), so going out is one choice per
+discard, and the engine lists each of them once. Identical cards of several decks (R1) are one
+choice and share their card's id, as the engine lists each different card once. The bound holds
+whatever the hand: a hand of at most 14 cards (13 in round 11, plus the draw) holds at most 14
+different codes, each with one discard id and one go-out id; the rounds option only shortens
+the game.
+
+Observation
+===========
+A flat float32 vector of ``observation_shape = (size,)``, ``N`` = the number of seats. Seats are
+relative to the observer: seat block ``k`` is the seat ``k`` places to the left of the observer
+(``(view.seat + k) % N``), so block 0 is always the observing seat and a policy is independent of
+where it sits. Card blocks are 53 wide, indexed by code (the joker last); a "copies" value is the
+number of copies of that card divided by the copies in the game (``decks`` of each standard card,
+``2 × decks`` jokers), so 1 = every copy there is. Values lie in [0, 1] except the totals
+(scaled by 100; a long game passes it).
+
+==============  =====  ===========================================================================
+name            size   value
+==============  =====  ===========================================================================
+game            2      players / 8; decks / 4
+round           11     one-hot: round 1 … 11 (round r deals r + 2 cards, rank r + 2 is wild, R2)
+wild_cards      53     1 at the cards wild this round: the four of the wild rank and the joker
+phase           3      one-hot: ``draw``, ``discard``, ``over``
+turn            N      one-hot relative seat to act (none when over; block 0: it is us)
+dealer          N      one-hot relative seat of this round's dealer
+hand            53     copies in own hand
+taken_card      53     one-hot of the card just taken from the pile (it may not be discarded, R5)
+stock           2      stock size / the game's cards; rebuilds this round / 2 (R9)
+pile            53     copies in the discard pile
+pile_top        53     one-hot of the pile's top card (what the draw from the pile takes)
+upcard          53     one-hot of this round's upcard (the first card of ``discards``)
+discards        N×53   per relative seat: copies it put on the pile this round
+hand_size       N      per relative seat: cards in hand / 14 (13 dealt + the draw)
+taken           N×53   per relative seat: copies it took from the pile and still holds (public)
+melded          N      per relative seat: 1 if it laid down this round (went out or last turn)
+last_turn       N      per relative seat: 1 if its last turn is still to come (R6)
+gone_out        N      one-hot relative seat that went out this round
+totals          N      per relative seat: game total so far / 100
+table           53     copies laid in melds on the table
+table_sets      13     per rank A … K: sets of that rank on the table / decks
+table_runs      52     per suit ♣ ♦ ♥ ♠ × rank A … K: runs on the table covering that place / decks
+==============  =====  ===========================================================================
+
+The finished rounds' scores (``round_scores``) enter only through ``totals``; who laid which card
+of a meld (``laid_by``) and which of a meld's cards stand as wilds is not encoded (the table's
+cards and the places the melds cover are). Nothing here is hidden from the seat: every part comes
+from its own view (the conformance suite checks it is unchanged by ``resample_hidden``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from cardarena.server.games.cards import CARD_TEXT, JOKER, SUIT_SYMBOLS
+
+from .spaces import Codec
+
+CODES = 53                       # 52 cards and the joker
+ROUNDS = 11
+RANKS = 13
+MAX_HAND = 14                    # round 11 deals 13, plus the draw
+DRAW_STOCK, DRAW_PILE, DISCARD, GO_OUT = 0, 1, 2, 2 + CODES
+PHASES = ("draw", "discard", "over")
+#: card text → code (the action JSON and the view name cards by text)
+CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
+SUIT: dict[str, int] = {s: i for i, s in enumerate(SUIT_SYMBOLS)}
+RANK: dict[str, int] = {t: r for r, t in enumerate(
+    ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], 1)}
+#: the copies-weighted parts (bincount adds the copies up, then they are scaled per card)
+_COPIES = ("hand", "pile", "discards", "taken", "table")
+
+
+class ThreeThirteenCodec(Codec):
+    game_id = "three-thirteen"
+    num_actions = GO_OUT + CODES
+
+    def __init__(self, players: int, options: Mapping | None = None):
+        super().__init__(players, options)
+        n = players
+        self.decks = (n + 1) // 2                        # R1
+        self.cards = self.decks * 54
+        self._parts = [
+            ("game", 2), ("round", ROUNDS), ("wild_cards", CODES), ("phase", 3), ("turn", n),
+            ("dealer", n), ("hand", CODES), ("taken_card", CODES), ("stock", 2), ("pile", CODES),
+            ("pile_top", CODES), ("upcard", CODES), ("discards", n * CODES), ("hand_size", n),
+            ("taken", n * CODES), ("melded", n), ("last_turn", n), ("gone_out", n),
+            ("totals", n), ("table", CODES), ("table_sets", RANKS), ("table_runs", 4 * RANKS),
+        ]
+        self._start: dict[str, int] = {}
+        at = 0
+        for name, size in self._parts:
+            self._start[name] = at
+            at += size
+        self.size = at
+        self.observation_shape = (at,)
+        self._blank = np.zeros(at, dtype=np.float32)
+        self._blank[0] = n / 8
+        self._blank[1] = self.decks / 4
+        # the scale of a copies slot: 1 / the copies of its card in the game
+        per_card = np.full(CODES, 1.0 / self.decks, dtype=np.float32)
+        per_card[JOKER] = 1.0 / (2 * self.decks)
+        self._copy_scale = np.zeros(at, dtype=np.float32)
+        for name, size in self._parts:
+            if name in _COPIES:
+                self._copy_scale[self._start[name]:self._start[name] + size] = np.tile(per_card, size // CODES)
+
+    # ----- actions ----------------------------------------------------------------------------
+    def action_id(self, action_json: Mapping) -> int:
+        if "draw" in action_json:
+            return DRAW_PILE if action_json["draw"] == "discard_pile" else DRAW_STOCK
+        if "discard" in action_json:
+            return DISCARD + CODE[action_json["discard"]]
+        return GO_OUT + CODE[action_json["go_out"]]
+
+    def action_json_of(self, action_id: int) -> dict:
+        if not 0 <= action_id < self.num_actions:
+            raise ValueError(f"three-thirteen: no action id {action_id} (0–{self.num_actions - 1})")
+        if action_id < DISCARD:
+            return {"draw": "discard_pile" if action_id == DRAW_PILE else "stock"}
+        if action_id < GO_OUT:
+            return {"discard": CARD_TEXT[action_id - DISCARD]}
+        return {"go_out": CARD_TEXT[action_id - GO_OUT]}
+
+    # ----- observations -----------------------------------------------------------------------
+    def layout(self) -> list[tuple[str, int, int]]:
+        return [(name, self._start[name], size) for name, size in self._parts]
+
+    def observe(self, view: Mapping) -> np.ndarray:
+        out = self._blank.copy()
+        st, n, code = self._start, self.players, CODE
+        me = view["seat"]
+        rnd = view["round"]
+        out[st["round"] + rnd - 1] = 1.0
+        wild = st["wild_cards"]
+        wild_rank = rnd + 2                              # R2
+        out[wild + (wild_rank - 1) * 4:wild + wild_rank * 4] = 1.0
+        out[wild + JOKER] = 1.0
+        out[st["phase"] + PHASES.index(view["phase"])] = 1.0
+        if view["turn"] >= 0 and view["phase"] != "over":
+            out[st["turn"] + (view["turn"] - me) % n] = 1.0
+        out[st["dealer"] + (view["dealer"] - me) % n] = 1.0
+        if view["taken_card"]:
+            out[st["taken_card"] + code[view["taken_card"]]] = 1.0
+        out[st["stock"]] = view["stock_size"] / self.cards
+        out[st["stock"] + 1] = view["rebuilds"] / 2
+        # indices of every copies slot, one entry per copy (the pile and the discards can be
+        # long: a round with rebuilds puts hundreds of cards on the pile, so numpy takes them)
+        card = code.__getitem__
+        idx = [st["hand"] + card(c) for c in view["hand"]]
+        pile = view["discard_pile"]
+        if pile:
+            out[st["pile_top"] + card(pile[-1])] = 1.0
+        discards = view["discards"]
+        by = np.array(view["discarded_by"], dtype=np.intp)
+        d = np.fromiter(map(card, discards), dtype=np.intp, count=len(discards))
+        out[st["upcard"] + d[by < 0]] = 1.0
+        laid = by >= 0
+        bulk = [np.fromiter(map(card, pile), dtype=np.intp, count=len(pile)) + st["pile"],
+                st["discards"] + ((by[laid] - me) % n) * CODES + d[laid]]
+        taken = st["taken"]
+        seats = view["seats"]
+        for k in range(n):
+            info = seats[(me + k) % n]
+            idx.extend(taken + k * CODES + code[c] for c in info["taken"])
+            out[st["hand_size"] + k] = info["hand_size"] / MAX_HAND
+            out[st["melded"] + k] = info["melded"]
+            out[st["last_turn"] + k] = info["last_turn"]
+            out[st["totals"] + k] = info["total"] / 100
+        if view["gone_out"] >= 0:
+            out[st["gone_out"] + (view["gone_out"] - me) % n] = 1.0
+        table, sets, runs = st["table"], st["table_sets"], st["table_runs"]
+        per_meld = 1.0 / self.decks
+        for m in view["melds"]:
+            idx.extend(table + code[c] for c in m["cards"])
+            if m["kind"] == "run":
+                at = runs + SUIT[m["suit"]] * RANKS - 1
+                out[at + m["low"]:at + m["high"] + 1] += per_meld
+            else:
+                out[sets + RANK[m["rank"]] - 1] += per_meld
+        bulk.append(np.array(idx, dtype=np.intp))
+        counts = np.bincount(np.concatenate(bulk), minlength=self.size)
+        out += counts * self._copy_scale
+        return out
+
+
+CODEC = ThreeThirteenCodec
