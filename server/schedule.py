@@ -36,6 +36,21 @@ Duplicate (``duplicate=True``, ``--duplicate``)
     in whole sets (4 bots in 2 sets of 3: two bots play 6 matches, two play 3). Rotations are
     the K cyclic ones, as above, not all K! orders.
 
+Gauntlet (``gauntlet=NAME``, ``--gauntlet NAME``)
+    One bot against the field: NAME sits at every table, with K − 1 of the others. A round of
+    its round robin is every group of K − 1 others with NAME, in every seat rotation
+    (C(B − 1, K − 1) × K matches): every opponent meets NAME equally often and NAME sits in
+    every seat equally often. A balanced gauntlet of N matches chooses the others' groups as
+    point 1 and 2 above (among the others), puts NAME in seat ``i mod K`` of the i-th match
+    (exactly even when N is a multiple of K) and the others in the seats they sat in least.
+    With duplicate, each group plays its deal in all K rotations, as above.
+
+Rounds one at a time (:func:`next_round`, ``--until-separated``)
+    A league that grows until its order is known adds one whole round at a time: round r of
+    the round robin (the same matches and seeds as round r of ``rounds=r + 1``), or, with
+    ``matches``, N more balanced matches chosen afresh (a generator seeded from the league seed
+    and r), numbered on from the rounds before; duplicate sets are never split across rounds.
+
 Seeds: a match's seed is derived from the league seed and its place in the schedule
 (:func:`derive_seed`, SHA-256), so it does not depend on the order matches are played in.
 """
@@ -73,30 +88,62 @@ def rotations(group: Sequence[str]) -> list[list[str]]:
     return [group[k:] + group[:k] for k in range(len(group))]
 
 
-def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int, duplicate: bool = False):
-    """The match plans of a round robin (module docstring)."""
-    from cardarena.ratings import MatchPlan
-
+def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int, duplicate: bool = False,
+                gauntlet: str | None = None):
+    """The match plans of a round robin (module docstring), or of a gauntlet's round robin."""
     check_bots(bots, seats)
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
-    plans = []
-    index = 0
-    dup_set = 0
+    plans: list = []
     for rnd in range(rounds):
-        for group in itertools.combinations(bots, seats):
-            set_seed = derive_seed(seed, rnd, index)  # the deal of the set: its first match's seed
-            for order in rotations(group):
-                plans.append(MatchPlan(round=rnd, index=index, seed=set_seed if duplicate else derive_seed(seed, rnd, index),
-                                       bots=order, duplicate_set=dup_set if duplicate else None))
-                index += 1
-            dup_set += 1
+        plans += round_robin_round(bots, seats, rnd, seed, duplicate, gauntlet, _next_set(plans))
     return plans
 
 
-def round_robin_size(bots: int, seats: int, rounds: int) -> int:
+def _groups(bots: Sequence[str], seats: int, gauntlet: str | None) -> list[tuple[str, ...]]:
+    """The tables of a round robin's round: every group of ``seats`` bots, or the gauntlet bot
+    with every group of ``seats − 1`` others."""
+    if gauntlet is None:
+        return list(itertools.combinations(bots, seats))
+    check_gauntlet(bots, seats, gauntlet)
+    return [(gauntlet, *g) for g in itertools.combinations([b for b in bots if b != gauntlet], seats - 1)]
+
+
+def check_gauntlet(bots: Sequence[str], seats: int, gauntlet: str) -> None:
+    if gauntlet not in bots:
+        raise ScheduleError(f"--gauntlet {gauntlet}: no such bot in the league (its bots: {', '.join(bots)})")
+    if seats < 2:
+        raise ScheduleError("a gauntlet needs tables of at least 2 seats")
+
+
+def _next_set(plans) -> int:
+    return 1 + max((p.duplicate_set for p in plans if p.duplicate_set is not None), default=-1)
+
+
+def round_robin_round(bots: Sequence[str], seats: int, rnd: int, seed: int, duplicate: bool = False,
+                      gauntlet: str | None = None, first_set: int = 0):
+    """Round ``rnd`` of a round robin: every group once in every seat rotation. Its matches are
+    numbered on from the rounds before (``index``), its duplicate sets from ``first_set``."""
+    from cardarena.ratings import MatchPlan
+
+    check_bots(bots, seats)
+    groups = _groups(bots, seats, gauntlet)
+    index = rnd * len(groups) * seats
+    plans = []
+    for s, group in enumerate(groups):
+        set_seed = derive_seed(seed, rnd, index)  # the deal of the set: its first match's seed
+        for order in rotations(group):
+            plans.append(MatchPlan(round=rnd, index=index, seed=set_seed if duplicate else derive_seed(seed, rnd, index),
+                                   bots=order, duplicate_set=first_set + s if duplicate else None))
+            index += 1
+    return plans
+
+
+def round_robin_size(bots: int, seats: int, rounds: int, gauntlet: bool = False) -> int:
     """How many matches :func:`round_robin` makes, without making them."""
     from math import comb
+    if gauntlet:
+        return comb(bots - 1, seats - 1) * seats * rounds if bots >= seats >= 2 else 0
     return comb(bots, seats) * seats * rounds if bots >= seats else 0
 
 
@@ -258,8 +305,11 @@ def _seat_tables(tables: list[list[int]], n_bots: int, seats: int, rng: random.R
     return seated
 
 
-def balanced(bots: Sequence[str], seats: int, matches: int, seed: int, duplicate: bool = False):
-    """``matches`` match plans with even plays, pair meetings and seats (module docstring)."""
+def balanced(bots: Sequence[str], seats: int, matches: int, seed: int, duplicate: bool = False,
+             gauntlet: str | None = None, rnd: int = 0, first_set: int = 0):
+    """``matches`` match plans with even plays, pair meetings and seats (module docstring); with
+    ``gauntlet``, that bot at every table (module docstring, "Gauntlet"). ``rnd`` > 0 makes
+    another round of ``matches`` (``--until-separated``), numbered on from the rounds before."""
     from cardarena.ratings import MatchPlan
 
     check_bots(bots, seats)
@@ -268,28 +318,68 @@ def balanced(bots: Sequence[str], seats: int, matches: int, seed: int, duplicate
     if duplicate and matches % seats:
         raise ScheduleError(f"with --duplicate each deal is played in all {seats} seat rotations: "
                             f"give --matches a multiple of {seats}, not {matches}")
-    rng = random.Random(derive_seed(seed, "balanced", len(bots), seats, matches))
+    rng = random.Random(derive_seed(seed, "balanced", len(bots), seats, matches, *([rnd] if rnd else [])))
     bots = list(bots)
+    start = rnd * matches
+    others = bots
+    if gauntlet is not None:
+        check_gauntlet(bots, seats, gauntlet)
+        others = [b for b in bots if b != gauntlet]
+    table_seats = seats if gauntlet is None else seats - 1
+    n_tables = matches // seats if duplicate else matches
+    tables = [[others[b] for b in t] for t in _choose_tables(len(others), table_seats, n_tables, rng)]
     if duplicate:
-        tables = _choose_tables(len(bots), seats, matches // seats, rng)
         plans = []
         for s, table in enumerate(tables):
-            set_seed = derive_seed(seed, 0, len(plans))
-            for order in rotations(table):
-                plans.append(MatchPlan(round=0, index=len(plans), seed=set_seed,
-                                       bots=[bots[b] for b in order], duplicate_set=s))
+            set_seed = derive_seed(seed, rnd, start + len(plans))
+            group = table if gauntlet is None else [gauntlet, *table]
+            for order in rotations(group):
+                plans.append(MatchPlan(round=rnd, index=start + len(plans), seed=set_seed, bots=order,
+                                       duplicate_set=first_set + s))
         return plans
-    tables = _seat_tables(_choose_tables(len(bots), seats, matches, rng), len(bots), seats, rng)
-    return [MatchPlan(round=0, index=i, seed=derive_seed(seed, 0, i), bots=[bots[b] for b in order])
-            for i, order in enumerate(tables)]
+    index = {b: i for i, b in enumerate(bots)}
+    if gauntlet is None:
+        seated = _seat_tables([[index[b] for b in t] for t in tables], len(bots), seats, rng)
+    else:
+        seated = _seat_gauntlet([[index[b] for b in t] for t in tables], index[gauntlet], len(bots), seats)
+    return [MatchPlan(round=rnd, index=start + i, seed=derive_seed(seed, rnd, start + i), bots=[bots[b] for b in order])
+            for i, order in enumerate(seated)]
+
+
+def _seat_gauntlet(tables: list[list[int]], bot: int, n_bots: int, seats: int) -> list[list[int]]:
+    """The gauntlet bot in seat i mod K at the i-th table (every seat equally often over each K
+    tables); the others in the other seats by least-sat assignment, as :func:`_seat_tables`."""
+    count = [[0] * seats for _ in range(n_bots)]
+    seated = []
+    for i, table in enumerate(tables):
+        mine = i % seats
+        free = [s for s in range(seats) if s != mine]
+        col = _assignment([[count[b][s] for s in free] for b in table])
+        order = [bot] * seats
+        for b, c in zip(table, col):
+            order[free[c]] = b
+            count[b][free[c]] += 1
+        seated.append(order)
+    return seated
 
 
 def make_schedule(bots: Sequence[str], seats: int, seed: int, rounds: int = 1, matches: int | None = None,
-                  duplicate: bool = False):
-    """A balanced schedule of ``matches`` matches when given, else a round robin of ``rounds``."""
+                  duplicate: bool = False, gauntlet: str | None = None):
+    """A balanced schedule of ``matches`` matches when given, else a round robin of ``rounds``;
+    with ``gauntlet``, that bot at every table."""
     if matches is not None:
-        return balanced(bots, seats, matches, seed, duplicate)
-    return round_robin(bots, seats, rounds, seed, duplicate)
+        return balanced(bots, seats, matches, seed, duplicate, gauntlet)
+    return round_robin(bots, seats, rounds, seed, duplicate, gauntlet)
+
+
+def next_round(bots: Sequence[str], seats: int, seed: int, rnd: int, matches: int | None = None,
+               duplicate: bool = False, gauntlet: str | None = None, first_set: int = 0):
+    """Round ``rnd`` of a league that grows a round at a time (``--until-separated``): one round
+    of the round robin, or ``matches`` more balanced matches. Round 0 is the schedule
+    :func:`make_schedule` makes with one round."""
+    if matches is not None:
+        return balanced(bots, seats, matches, seed, duplicate, gauntlet, rnd, first_set)
+    return round_robin_round(bots, seats, rnd, seed, duplicate, gauntlet, first_set)
 
 
 def describe(plans, bots: Sequence[str], seats: int) -> dict:
