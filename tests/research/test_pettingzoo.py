@@ -60,12 +60,13 @@ def _env(game_id, players, **kw):
 
 def _play(e, rng, check=None):
     """Play the environment to the end with random legal ids; ``check(e)`` before every step of
-    a live agent. Returns each agent's reward on every step it was told one."""
+    a live agent. Nobody is ever truncated. Returns each agent's reward on every step it was told one."""
     told = {a: [] for a in e.possible_agents}
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, _ = e.last()
         told[agent].append(reward)
-        if terminated or truncated:
+        assert not truncated, "the games end by themselves: termination, never truncation"
+        if terminated:
             e.step(None)
             continue
         if check:
