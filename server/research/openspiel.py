@@ -1,0 +1,465 @@
+"""The cardarena games as OpenSpiel Python games: importing this module registers them.
+
+Every engine of :mod:`cardarena.server.games` becomes an OpenSpiel game named ``cardarena_`` +
+its id with underscores (``cardarena_sixth_card``, ``cardarena_three_thirteen``,
+``cardarena_unsorted``, ``cardarena_scouting``, ``cardarena_scout``)::
+
+    import pyspiel
+    import cardarena.research.openspiel  # registers the games
+    game = pyspiel.load_game("cardarena_sixth_card", {"players": 3, "rounds": 1})
+
+The engine plays the rules; this module only translates. Its actions are the game's fixed ids
+(:func:`cardarena.research.spaces.codec`), its tensors the codec's observation of the seat's
+view, so a policy trained here reads the same numbers as a bot in the arena.
+
+Parameters
+==========
+``players`` (default 4; the game's range) · every option of the game under its own name and
+type (``Option`` specs in each game's ``option_specs``: int, float, bool or str) · ``seeds``
+(default 10 000: the deals, see Chance) · ``turn_based`` (default false: see Dynamics) ·
+``max_game_length`` (default: the game's bound, see Length).
+
+Chance
+======
+The engines are seeded once and deal every round from that seed (DESIGN.md: chance comes only
+from the seed), so a match's chance is one choice: a chance node at the start whose outcomes
+are the seeds ``0 … seeds − 1``, uniform; outcome ``s`` is the match ``new_game(game, players,
+s, options)`` plays (the match ``cardarena`` replays with seed ``s``). So this game samples its
+deals from ``seeds`` seeds, not from every shuffle there is: raise ``seeds`` for more deals
+(``chance_outcomes()`` lists them all). Every later shuffle is the engine's, from its seed, and
+no further chance node shows it. A state from :meth:`CardArenaState.resample_from_infostate`
+holds another deal of what the seat cannot see, and its future shuffles reseeded (the engine's
+``resample_hidden``), while its ``history()`` still names the first seed: the history is how the
+state was reached, not what it holds.
+
+Dynamics
+========
+Sixth Card (C4: the card choice) and SCOUT (O2: the whole-hand flip) have sealed simultaneous
+steps: their games are ``SIMULTANEOUS``, ``current_player()`` is ``SIMULTANEOUS`` where every
+seat chooses at once and the seat itself where one seat acts (Sixth Card's row choices, SCOUT's
+turns); ``apply_actions`` takes one id a seat. Unsorted, Scouting and Three Thirteen are
+``SEQUENTIAL``. With ``turn_based=true`` a sealed step is asked seat by seat, lowest seat first,
+and nothing is revealed until the last seat has chosen (the others' choices stay out of every
+string and tensor, as in the PettingZoo environment); the game is then ``SEQUENTIAL``, which
+OpenSpiel's IS-MCTS needs. ``pyspiel.convert_to_turn_based`` does the same, but its states
+cannot be resampled, so IS-MCTS cannot search them.
+
+Utilities
+=========
+Place-based, paid at the end only (``TERMINAL``): linear in the place, +1 first … −1 last, tied
+seats sharing the mean of the places they cover (:func:`cardarena.research.pettingzoo.place_rewards`,
+the PettingZoo layer's default), so every match sums to 0: ``ZERO_SUM``, utilities in [−1, 1].
+
+Length
+======
+``max_game_length`` counts decisions (a simultaneous step is one, each seat of a ``turn_based``
+step one). Where the rules bound a match it is that bound (:func:`length_bound`), and never
+reached. Three Thirteen has no bound: its cap (R9) ends a round on the third stock rebuild, but
+seats that keep taking from the discard pile never empty the stock, so the bound there is
+``THREE_THIRTEEN_TURNS`` turns a round, a limit of this module. A match that reaches
+``max_game_length`` ends there as a draw (every return 0), as OpenSpiel's own games end at
+their length limits.
+
+Observations
+============
+``make_py_observer`` gives the observer of every string and tensor: the tensor is
+``codec.observe(view(seat))`` (its parts in ``dict`` by the codec's ``layout()``), the string is
+the view in words, a line a key. Both are built from ``view(seat)`` alone, so they hold nothing
+the seat may not know (the conformance suite checks the view is unchanged by
+``resample_hidden``). The information state is the view too: the view keeps the public history
+a good player remembers (DESIGN.md), so it is perfect recall as far as the view remembers (an
+Unsorted seat's view forgets the plays of earlier deals; Sixth Card's, the cards of earlier
+rounds). Before the deal (the chance node) both are empty: a zero tensor, ``"before the deal"``.
+
+For the arena
+=============
+:func:`state_for` wraps an engine game that already exists (one rebuilt from a view by
+:func:`cardarena.research.from_view.determinize`, say) in a state of the registered game, so a
+bot can run an OpenSpiel algorithm from the decision it was sent.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from cardarena.server.games import Game, games, new_game
+
+from . import spaces
+from .pettingzoo import _words, place_rewards
+
+__all__ = ["CardArenaGame", "CardArenaState", "game_name", "game_type", "length_bound",
+           "load", "state_for", "DEFAULT_PLAYERS", "DEFAULT_SEEDS", "SIMULTANEOUS_GAMES",
+           "THREE_THIRTEEN_TURNS"]
+
+DEFAULT_PLAYERS = 4
+DEFAULT_SEEDS = 10_000
+#: the games with sealed simultaneous steps (Sixth Card C4, SCOUT O2)
+SIMULTANEOUS_GAMES = frozenset({"sixth-card", "scout"})
+#: Three Thirteen's turns a round in ``max_game_length`` (the rules have no bound: see Length)
+THREE_THIRTEEN_TURNS = 1000
+#: the parameters of this module, next to the game's options
+OWN_PARAMS = ("players", "seeds", "turn_based", "max_game_length")
+
+
+def game_name(game_id: str) -> str:
+    """``sixth-card`` → ``cardarena_sixth_card``."""
+    return "cardarena_" + game_id.replace("-", "_")
+
+
+def length_bound(game_id: str, players: int, options: Mapping[str, Any], turn_based: bool = False) -> int:
+    """The most decisions a match can take (see Length in the module docstring).
+
+    Sixth Card: 10 turns a round, each one card choice (``players`` of them turn-based) and at
+    most one row choice a seat; rounds as the option says, else at most ``players × (end_score
+    − 1) + 1`` (every round takes a row, so gives at least one point, C11). Unsorted: at most
+    total chips + 1 deals (the ``max_deals`` cap if lower), each at most 54 rounds (every round
+    removes a card from the hands, and the 54 cards enter hands at most once a deal), each at
+    most a play a seat and 6 draws (two Draw cards, 3 each: U11). Scouting and SCOUT: as many
+    rounds as seats, each at most ``TURN_CAP`` turns of at most two decisions (S5: Scout &
+    Show), SCOUT's flip before them (O2). Three Thirteen: ``THREE_THIRTEEN_TURNS`` turns a
+    round of two decisions (draw, discard: R5), which the rules do not bound.
+    """
+    n = players
+    sealed = n if turn_based else 1  # decisions of one sealed simultaneous step
+    opts = games()[game_id].parse_options(options)
+    if game_id == "sixth-card":
+        rounds = opts["rounds"] or n * (opts["end_score"] - 1) + 1
+        return rounds * 10 * (sealed + n)
+    if game_id == "unsorted":
+        chips = 3 if n < 5 or opts["long_game"] else 2
+        deals = n * chips + 1
+        if opts["max_deals"]:
+            deals = min(deals, opts["max_deals"])
+        return deals * 54 * (n + 6)
+    if game_id in ("scouting", "scout"):
+        flip = sealed if game_id in SIMULTANEOUS_GAMES else 0
+        return n * (flip + 2 * games()[game_id].TURN_CAP)
+    if game_id == "three-thirteen":
+        return opts["rounds"] * THREE_THIRTEEN_TURNS * 2
+    raise KeyError(f"no length bound for {game_id!r}")
+
+
+def _param_default(value: Any) -> Any:
+    """An option's default as an OpenSpiel parameter (int, float, bool or str)."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"an OpenSpiel parameter is int, float, bool or str, not {value!r}")
+
+
+def game_type(game_id: str, turn_based: bool = False) -> pyspiel.GameType:
+    """The OpenSpiel type of a game (``turn_based``: its sealed steps asked seat by seat)."""
+    cls = games()[game_id]
+    spec: dict[str, Any] = {
+        "players": max(cls.min_players, min(DEFAULT_PLAYERS, cls.max_players)),
+        "seeds": DEFAULT_SEEDS,
+        "turn_based": False,
+        "max_game_length": 0,  # 0: the game's bound
+    }
+    for option in cls.option_specs:
+        if option.name in spec:
+            raise ValueError(f"{game_id}: option {option.name!r} clashes with a parameter of this module")
+        spec[option.name] = _param_default(option.default)
+    simultaneous = game_id in SIMULTANEOUS_GAMES and not turn_based
+    return pyspiel.GameType(
+        short_name=game_name(game_id),
+        long_name=f"cardarena {cls.title or game_id}",
+        dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous
+                  else pyspiel.GameType.Dynamics.SEQUENTIAL),
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=cls.max_players,
+        min_num_players=cls.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=spec,
+    )
+
+
+class CardArenaGame(pyspiel.Game):
+    """One cardarena game at one player count and set of options, as an OpenSpiel game.
+    Each game id has its subclass (:func:`_register`), which names it in ``game_id``."""
+
+    game_id = ""
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        params = dict(params or {})
+        game_id = self.game_id
+        cls = games()[game_id]
+        full = dict(game_type(game_id).parameter_specification)
+        full.update(params)
+        self.players = int(full["players"])
+        self.options = cls.parse_options({o.name: full[o.name] for o in cls.option_specs})
+        self.seeds = int(full["seeds"])
+        if self.seeds < 1:
+            raise ValueError(f"seeds must be at least 1, not {self.seeds}")
+        self.turn_based = bool(full["turn_based"])
+        self.codec = spaces.codec(game_id, self.players, self.options)
+        bound = int(full["max_game_length"]) or length_bound(game_id, self.players, self.options, self.turn_based)
+        super().__init__(
+            game_type(game_id, self.turn_based),
+            pyspiel.GameInfo(
+                num_distinct_actions=self.codec.num_actions,
+                max_chance_outcomes=self.seeds,
+                num_players=self.players,
+                min_utility=-1.0,
+                max_utility=1.0,
+                utility_sum=0.0,
+                max_game_length=bound,
+            ),
+            full,
+        )
+        self.length_limit = bound
+        #: the chance outcomes of the deal: every seed, uniform
+        self.deals = [(seed, 1.0 / self.seeds) for seed in range(self.seeds)]
+
+    def new_initial_state(self) -> "CardArenaState":
+        return CardArenaState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> "CardArenaObserver":
+        return CardArenaObserver(self.codec, iig_obs_type, params)
+
+
+class _Match:
+    """What a state holds: its game, the engine game (``None`` before the deal), the sealed choices made so
+    far of a ``turn_based`` step, the decisions taken, and each seat's legal ids (built on
+    demand). OpenSpiel clones a Python state by deep-copying its attributes; this copies the
+    engine with its own ``copy()`` (cheaper than deepcopy) and drops the cache."""
+
+    __slots__ = ("game", "engine", "sealed", "length", "legal")
+
+    def __init__(self, game: CardArenaGame, engine: Game | None = None, sealed: dict | None = None,
+                 length: int = 0):
+        self.game = game  # shared by every clone
+        self.engine = engine
+        self.sealed: dict[int, Any] = sealed or {}  # seat → engine action, not yet revealed
+        self.length = length
+        self.legal: dict[int, dict[int, Any]] = {}  # seat → {id: engine action}
+
+    def __deepcopy__(self, memo) -> "_Match":
+        engine = None if self.engine is None else self.engine.copy()
+        return _Match(self.game, engine, dict(self.sealed), self.length)
+
+
+class CardArenaState(pyspiel.State):
+    """A match in progress: the engine game and the OpenSpiel bookkeeping around it."""
+
+    def __init__(self, game: CardArenaGame, engine: Game | None = None):
+        super().__init__(game)
+        self._m = _Match(game, engine)
+
+    @property
+    def _game(self) -> CardArenaGame:
+        return self._m.game
+
+    # ----- who acts ---------------------------------------------------------------------------
+    @property
+    def engine(self) -> Game | None:
+        """The engine game (``None`` before the deal)."""
+        return self._m.engine
+
+    def _to_act(self) -> tuple[int, ...]:
+        """The seats that still have to choose now (the sealed ones left out)."""
+        m = self._m
+        return tuple(s for s in m.engine.to_act() if s not in m.sealed)
+
+    def current_player(self) -> int:
+        m = self._m
+        if m.engine is None:
+            return pyspiel.PlayerId.CHANCE
+        if m.engine.is_over() or m.length >= self._game.length_limit:
+            return pyspiel.PlayerId.TERMINAL
+        seats = self._to_act()
+        if len(seats) == 1 or self._game.turn_based:
+            return seats[0]
+        return pyspiel.PlayerId.SIMULTANEOUS
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
+
+    # ----- actions ----------------------------------------------------------------------------
+    def _legal_map(self, seat: int) -> dict[int, Any]:
+        """The seat's legal actions by id ({} when it is not to choose now)."""
+        m = self._m
+        legal = m.legal.get(seat)
+        if legal is None:
+            engine = m.engine
+            if engine is None or seat in m.sealed or self.is_terminal():
+                legal = {}
+            else:
+                actions = engine.legal_actions(seat)
+                ids = self._game.codec.ids([engine.action_json(a) for a in actions])
+                legal = dict(zip(ids, actions))
+            m.legal[seat] = legal
+        return legal
+
+    def _engine_action(self, seat: int, action_id: int) -> Any:
+        try:
+            return self._legal_map(seat)[action_id]
+        except KeyError:
+            raise ValueError(f"{self._game.game_id}: seat {seat}: action id {action_id} is not legal now") from None
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.current_player() not in (player, pyspiel.PlayerId.SIMULTANEOUS):
+            return []
+        return sorted(self._legal_map(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._game.deals
+
+    def _apply_action(self, action: int) -> None:
+        m = self._m
+        if m.engine is None:
+            g = self._game
+            m.engine = new_game(g.game_id, g.players, int(action), g.options)
+            m.legal = {}
+            return
+        seat = self.current_player()
+        chosen = self._engine_action(seat, action)
+        m.length += 1
+        m.legal = {}
+        if len(m.engine.to_act()) == 1:
+            m.engine.apply({seat: chosen})
+            return
+        m.sealed[seat] = chosen  # turn_based: sealed until the last seat has chosen
+        if not self._to_act():
+            sealed, m.sealed = m.sealed, {}
+            m.engine.apply(sealed)
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        m = self._m
+        chosen = {s: self._engine_action(s, actions[s]) for s in m.engine.to_act()}
+        m.length += 1
+        m.legal = {}
+        m.engine.apply(chosen)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal seed {action}"
+        chosen = self._legal_map(player).get(action) if player >= 0 else None
+        if chosen is not None:
+            return self._m.engine.action_label(chosen)
+        return _words(self._game.codec.action_json_of(action))  # an id not legal here: its JSON
+
+    # ----- the end ----------------------------------------------------------------------------
+    def returns(self) -> list[float]:
+        engine = self._m.engine
+        if engine is None or not engine.is_over():
+            return [0.0] * self._game.players  # still playing, or a draw at max_game_length
+        return place_rewards(engine.result())
+
+    # ----- what a seat knows ------------------------------------------------------------------
+    def view(self, seat: int) -> dict | None:
+        """``view(seat)`` of the engine (``None`` before the deal)."""
+        engine = self._m.engine
+        return None if engine is None else engine.view(seat)
+
+    def view_text(self, seat: int) -> str:
+        """The seat's view in words, a line a key; with ``turn_based``, which seats have
+        chosen in the sealed step (and this seat's own choice)."""
+        m = self._m
+        if m.engine is None:
+            return "before the deal"
+        lines = [f"{key}: {_words(value)}" for key, value in m.engine.view(seat).items()]
+        if m.sealed:
+            lines.append("sealed: seats " + " ".join(map(str, sorted(m.sealed))) + " have chosen")
+            if seat in m.sealed:
+                lines.append("chosen: " + m.engine.action_label(m.sealed[seat]))
+        return "\n".join(lines)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "CardArenaState":
+        """A state ``player_id`` cannot tell from this one: the engine's ``resample_hidden``
+        (the other hands and the unseen cards dealt anew, future shuffles reseeded) with a
+        generator seeded from ``probability_sampler()``; the other seats' sealed choices of a
+        ``turn_based`` step are drawn anew among their new hands' legal actions. Used by
+        OpenSpiel's IS-MCTS (open_spiel/python/algorithms/ismcts.py)."""
+        new = self.clone()
+        m = new._m
+        if m.engine is None:
+            return new
+        rng = random.Random(int(probability_sampler() * 2**53))
+        m.engine = m.engine.resample_hidden(player_id, rng)
+        m.legal = {}
+        for seat in m.sealed:
+            if seat != player_id:
+                m.sealed[seat] = rng.choice(m.engine.legal_actions(seat))
+        return new
+
+    def __str__(self) -> str:
+        """The whole state (omniscient, for debugging and as a key): the engine's snapshot and
+        the sealed choices."""
+        m = self._m
+        if m.engine is None:
+            return "before the deal"
+        sealed = {s: m.engine.action_label(a) for s, a in sorted(m.sealed.items())}
+        return json.dumps({"state": m.engine.state_json(), "sealed": sealed, "decisions": m.length},
+                          ensure_ascii=False, sort_keys=True)
+
+
+class CardArenaObserver:
+    """Strings and tensors of a seat's view (OpenSpiel's PyObserver interface)."""
+
+    def __init__(self, codec: spaces.Codec, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("cardarena observers show one seat's own view (private_info SINGLE_PLAYER)")
+        self.codec = codec
+        self.tensor = np.zeros(int(np.prod(codec.observation_shape)), np.float32)
+        self.dict = {name: self.tensor[start:start + length] for name, start, length in codec.layout()}
+
+    def set_from(self, state: CardArenaState, player: int) -> None:
+        view = state.view(player)
+        if view is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self.codec.observe(view).ravel()
+
+    def string_from(self, state: CardArenaState, player: int) -> str:
+        return state.view_text(player)
+
+
+@functools.lru_cache(maxsize=64)
+def _load(name: str, params: tuple) -> pyspiel.Game:
+    return pyspiel.load_game(name, dict(params))
+
+
+def load(game_id: str, players: int, options: Mapping[str, Any] | None = None, **params: Any) -> pyspiel.Game:
+    """The registered game of ``game_id`` at ``players`` seats with the game's ``options`` and
+    this module's parameters (``seeds``, ``turn_based``, ``max_game_length``); loaded once."""
+    opts = games()[game_id].parse_options(options or {})
+    return _load(game_name(game_id), tuple(sorted({"players": players, **opts, **params}.items())))
+
+
+def state_for(engine: Game, **params: Any) -> CardArenaState:
+    """An OpenSpiel state of the registered game around an existing engine game (after its
+    deal: the state's ``history()`` is empty, and the engine is played on, not copied). The game
+    is loaded with the engine's player count and options and ``params`` (``turn_based`` for
+    IS-MCTS on Sixth Card or SCOUT)."""
+    game = load(engine.id, engine.players, engine.options, **params)
+    return CardArenaState(game, engine)
+
+
+def _register() -> None:
+    """Registers a :class:`CardArenaGame` subclass per game id (a class: OpenSpiel keeps the
+    factory until the interpreter ends, and a partial or a lambda kept there crashes that end)."""
+    registered = {t.short_name for t in pyspiel.registered_games()}
+    for game_id in games():
+        name = game_name(game_id)
+        if name not in registered:
+            title = "".join(w.capitalize() for w in game_id.split("-"))
+            cls = type(f"{title}Game", (CardArenaGame,), {"game_id": game_id, "__module__": __name__})
+            pyspiel.register_game(game_type(game_id), cls)
+
+
+_register()
