@@ -1,0 +1,164 @@
+"""A policy from the lab as a bot in the arena: PettingZoo-style or OpenSpiel-style, unchanged.
+
+:func:`policy_bot` wraps a policy in a bot object for :func:`cardarena.client.run`::
+
+    from cardarena.client import run
+    from cardarena.client.policy import policy_bot
+
+    def masked_random(obs):                    # what cardarena.research.pettingzoo gives an agent
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    run(policy_bot(masked_random))             # kind="pettingzoo", the default
+
+On ``match_start`` the bot learns the game, the number of seats and the options, and makes the
+game's :mod:`~cardarena.research.spaces` codec for them (one per game, player count and options,
+kept). On each decision, from ``decision.view`` and ``decision.actions`` alone (the same JSON as
+the engines' ``view(seat)`` and ``action_json(a)``):
+
+``kind="pettingzoo"``
+    calls ``policy({"observation": codec.observe(view), "action_mask": codec.mask(actions)})``,
+    the very dict :mod:`cardarena.research.pettingzoo`'s environment gives an agent, or
+    ``policy(observation, action_mask)`` when the policy takes two arguments; the returned
+    action id is mapped to the index of that legal action (``codec.pick``).
+``kind="openspiel"``
+    deals the cards the seat cannot see at random consistently with the view
+    (:func:`cardarena.research.from_view.determinize`), wraps that engine game as a state of an
+    OpenSpiel game (by default the seat-by-seat form, :mod:`cardarena.research.seat_by_seat`,
+    the deciding seat asked first in a sealed step, what IS-MCTS needs) and asks the policy:
+    ``step(state)`` (a pyspiel bot) or ``action_probabilities(state)`` (an OpenSpiel policy;
+    the most probable action). ``policy`` may also be a function ``make(spiel_game) -> bot``,
+    called once per game, player count and options (an ``ISMCTSBot`` needs its game).
+
+An action id that is not legal now raises :class:`ValueError` in the bot; the SDK logs it and the
+referee's deadline plays the game's default action (a fault, as for any bot).
+
+The module imports numpy, PettingZoo and OpenSpiel only when a policy bot is made: ``import
+cardarena.client`` works without the research extra, and :func:`policy_bot` without it fails
+with one line naming ``pip install 'cardarena[research]'``.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .bot import Decision, _ints
+
+__all__ = ["KINDS", "PolicyBot", "ResearchExtraMissing", "policy_bot"]
+
+KINDS = ("pettingzoo", "openspiel")
+INSTALL = "pip install 'cardarena[research]'"
+
+
+class ResearchExtraMissing(ImportError):
+    """numpy, PettingZoo or OpenSpiel is not installed."""
+
+
+def _research(module: str):
+    """``cardarena.research.<module>``, or one clear line saying what to install."""
+    try:
+        return importlib.import_module(f"cardarena.research.{module}")
+    except ImportError as e:
+        missing = getattr(e, "name", None) or "a research package"
+        raise ResearchExtraMissing(
+            f"cardarena.client.policy needs the research extra ({missing} is missing): {INSTALL}") from None
+
+
+def _takes_two(fn: Callable) -> bool:
+    """Whether ``fn`` takes (observation, action_mask) rather than the one observation dict."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 and positional[1].default is inspect.Parameter.empty
+
+
+class PolicyBot:
+    """A bot (``decide``, ``on_start``, ``on_end``) that answers with a policy's action ids."""
+
+    def __init__(self, policy: Any, kind: str = "pettingzoo", *, seed: int | None = None,
+                 spiel_game: Callable | None = None):
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        self.policy, self.kind = policy, kind
+        self._spaces = _research("spaces")
+        if kind == "openspiel":
+            self._from_view = _research("from_view")
+            self._spiel_game = spiel_game or _research("seat_by_seat").game
+        else:
+            self._two = _takes_two(policy)
+        self._rng = random.Random(seed)
+        self._matches: dict[str, tuple[str, int, dict]] = {}  # match id → game, seats, options
+        self._codecs: dict[tuple, Any] = {}
+        self._games: dict[tuple, tuple[Any, Any]] = {}  # → (OpenSpiel game, its bot or policy)
+
+    # ----- the SDK's callbacks -------------------------------------------------------------
+    def on_start(self, match_start) -> None:
+        from google.protobuf import json_format
+        options = _ints(json_format.MessageToDict(match_start.options)) if match_start.HasField("options") else {}
+        self.start(match_start.match_id, match_start.game, len(match_start.players), options)
+
+    def start(self, match_id: str, game_id: str, players: int, options: Mapping | None = None) -> None:
+        """What ``on_start`` learns from the referee, told by hand (in-process matches; without
+        it a decision's own game id, the view's ``players`` and the default options are used)."""
+        self._matches[match_id] = (game_id, players, dict(options or {}))
+
+    def on_end(self, match_end) -> None:
+        self._matches.pop(match_end.match_id, None)
+
+    def decide(self, decision: Decision) -> int:
+        """The index in ``decision.actions`` of the policy's action. An in-process decision
+        (:class:`cardarena.server.match.Decision`, whose wire forms are ``actions_json``) works
+        too, so the same bot plays ``play_match``."""
+        view = decision.view
+        actions = getattr(decision, "actions_json", None) or decision.actions
+        game_id, players, options = self._matches.get(
+            decision.match_id, (getattr(decision, "game", None) or decision.game_id, view.get("players", 0), {}))
+        key = (game_id, players, tuple(sorted(options.items())))
+        codec = self._codecs.get(key)
+        if codec is None:
+            codec = self._codecs[key] = self._spaces.codec(game_id, players, options)
+        if self.kind == "pettingzoo":
+            action_id = self._pettingzoo(codec, view, actions)
+        else:
+            action_id = self._openspiel(key, codec, view)
+        return codec.pick(actions, int(action_id))
+
+    __call__ = decide
+
+    # ----- the two kinds --------------------------------------------------------------------
+    def _pettingzoo(self, codec, view: Mapping, actions: list[dict]) -> int:
+        observation, mask = codec.observe(view), codec.mask(actions)
+        if self._two:
+            return self.policy(observation, mask)
+        return self.policy({"observation": observation, "action_mask": mask})
+
+    def _openspiel(self, key: tuple, codec, view: Mapping) -> int:
+        game_id, players, options = key[0], key[1], dict(key[2])
+        made = self._games.get(key)
+        if made is None:
+            spiel_game = self._spiel_game(game_id, players, options)
+            policy = self.policy
+            if not (hasattr(policy, "step") or hasattr(policy, "action_probabilities")):
+                policy = policy(spiel_game)  # a factory: make(spiel_game) -> bot
+            made = self._games[key] = (spiel_game, policy)
+        spiel_game, policy = made
+        engine = self._from_view.determinize(game_id, view, self._rng, options or None)
+        state = spiel_game.state_of(engine, view["seat"])
+        if hasattr(policy, "step"):
+            return policy.step(state)
+        probs = policy.action_probabilities(state)
+        return max(probs, key=probs.get)
+
+
+def policy_bot(policy: Any, kind: str = "pettingzoo", *, seed: int | None = None,
+               spiel_game: Callable | None = None) -> PolicyBot:
+    """A bot for :func:`cardarena.client.run` that plays ``policy`` (see the module docstring).
+
+    ``seed`` seeds the determinization (``kind="openspiel"``); ``spiel_game(game_id, players,
+    options)`` makes the OpenSpiel game whose ``state_of(engine_game, seat)`` gives the state
+    the policy sees (default: :func:`cardarena.research.seat_by_seat.game`)."""
+    return PolicyBot(policy, kind, seed=seed, spiel_game=spiel_game)

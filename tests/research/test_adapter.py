@@ -1,0 +1,229 @@
+"""The lab-to-arena adapter (cardarena.client.policy) and the seat-by-seat OpenSpiel form
+(cardarena.research.seat_by_seat) it gives IS-MCTS.
+
+A PettingZoo-style policy sees exactly the dict cardarena.research.pettingzoo's environment
+gives the agent at the same state; an OpenSpiel-style one sees a determinized state with the
+seat's own information state; both answer with a legal index. The seat-by-seat form keeps
+Sixth Card's sealed choice sealed (C4): a seat asked later in the step knows no more. Without
+numpy the client still imports and the adapter says in one line what to install.
+"""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+from google.protobuf import struct_pb2
+from open_spiel.python.algorithms import ismcts
+
+from cardarena.client.policy import PolicyBot, ResearchExtraMissing, policy_bot
+from cardarena.research import seat_by_seat, spaces
+from cardarena.research.pettingzoo import env as pz_env
+from cardarena.server.games import new_game
+from cardarena.server.match import RandomBot, play_match
+from cardarena.v1 import referee_pb2 as pb
+
+
+class WireDecision:
+    """A decision as the SDK hands it to a bot: ids, the view and the actions as JSON."""
+
+    def __init__(self, game, seat, match_id="m1"):
+        self.match_id, self.game, self.seat = match_id, game.id, seat
+        self.view = game.view(seat)
+        self.actions = [game.action_json(a) for a in game.legal_actions(seat)]
+
+
+def match_start(game_id, players, options, match_id="m1"):
+    opts = struct_pb2.Struct()
+    opts.update(options)  # numbers arrive as floats, as from the referee
+    return pb.MatchStart(match_id=match_id, game=game_id, options=opts,
+                         players=[pb.Player(seat=s, bot=f"b{s}") for s in range(players)])
+
+
+def test_pettingzoo_policy_sees_the_environments_dict_and_its_id_becomes_the_index():
+    """At the same seed and state the policy gets what env(...).observe(agent) gives the agent
+    (the same keys, arrays and dtypes), and the id it returns is played as that action."""
+    options = {"rounds": 1, "end_score": 44}
+    e = pz_env("sixth-card", players=4, **options)
+    e.reset(seed=7)
+    game = new_game("sixth-card", 4, 7, options)
+    seen = []
+
+    def policy(obs):
+        seen.append(obs)
+        return int(np.flatnonzero(obs["action_mask"])[-1])  # the highest legal id
+
+    bot = policy_bot(policy)
+    bot.on_start(match_start("sixth-card", 4, {**options, "exact_cards": False, "decks": 0}))
+    index = bot.decide(WireDecision(game, 0))
+    want = e.observe("seat_0")
+    assert set(seen[0]) == set(want) == {"observation", "action_mask"}
+    for key in want:
+        assert seen[0][key].dtype == want[key].dtype
+        np.testing.assert_array_equal(seen[0][key], want[key])
+    codec = spaces.codec("sixth-card", 4, options)
+    actions = [game.action_json(a) for a in game.legal_actions(0)]
+    assert index == len(actions) - 1 and codec.action_id(actions[index]) == max(codec.ids(actions))
+
+
+def test_match_start_options_make_the_codec():
+    """The options of match_start (floats from the Struct) reach the codec: end_score scales
+    the totals, so another end score gives another observation."""
+    game = new_game("sixth-card", 3, 2)
+    while not (game.phase == "choose" and any(game.totals)):  # some penalty points on the table
+        game.apply({s: game.legal_actions(s)[-1] for s in game.to_act()})
+    seen = {}
+    for end in (10, 66):
+        def policy(obs, end=end):
+            seen[end] = obs["observation"]
+            return int(np.flatnonzero(obs["action_mask"])[0])
+
+        bot = policy_bot(policy)
+        bot.on_start(match_start("sixth-card", 3, {"end_score": end}))
+        bot.decide(WireDecision(game, 1))
+        (codec,) = bot._codecs.values()
+        assert codec.options["end_score"] == end and isinstance(codec.options["end_score"], int)
+    assert not np.array_equal(seen[10], seen[66])
+
+
+def test_a_two_argument_policy_gets_observation_and_mask():
+    calls = []
+
+    def policy(observation, action_mask):
+        calls.append((observation.shape, action_mask.dtype))
+        return int(np.flatnonzero(action_mask)[0])
+
+    game = new_game("sixth-card", 2, 0)
+    assert policy_bot(policy).decide(WireDecision(game, 1)) == 0
+    assert calls == [(spaces.codec("sixth-card", 2).observation_shape, np.int8)]
+
+
+def test_an_illegal_id_is_an_error_not_another_action():
+    """A policy's id that is not legal now raises (the SDK logs it and the referee plays the
+    default action: a fault), never a silently corrected choice."""
+    game = new_game("sixth-card", 2, 0)
+    bot = policy_bot(lambda obs: int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.raises(ValueError, match="not legal"):
+        bot.decide(WireDecision(game, 0))
+
+
+def test_a_policy_bot_plays_in_process_matches_too():
+    """The same bot plays play_match (in-process decisions carry actions_json) with no fault."""
+    bot = PolicyBot(lambda obs: int(np.flatnonzero(obs["action_mask"])[0]))
+    record = play_match("sixth-card", [bot, RandomBot(1), RandomBot(2)], seed=3, options={"rounds": 1})
+    assert record.faults == [] and record.result.places
+
+
+class UniformPolicy:
+    """An OpenSpiel-style policy (action_probabilities) that records the states it is shown."""
+
+    def __init__(self):
+        self.states = []
+
+    def action_probabilities(self, state, player_id=None):
+        self.states.append(state.clone())
+        legal = state.legal_actions()
+        return {a: 1.0 / len(legal) for a in legal}
+
+
+def test_openspiel_policy_sees_a_determinized_state_with_the_seats_information():
+    """The state an OpenSpiel policy is shown has the deciding seat to act, and its information
+    state (the seat's view, nothing held) is the real state's: the hidden cards differ, what
+    the seat knows does not (from_view, then the seat-by-seat form)."""
+    policy = UniformPolicy()
+    bot = policy_bot(policy, kind="openspiel", seed=1)
+    game = new_game("sixth-card", 4, 5)
+    sbs = seat_by_seat.game("sixth-card", 4)
+    for seat in (2, 0):
+        index = bot.decide(WireDecision(game, seat))
+        state = policy.states[-1]
+        real = sbs.state_of(game, seat)
+        assert state.current_player() == seat
+        assert state.information_state_string(seat) == real.information_state_string(seat)
+        assert state.legal_actions() == real.legal_actions()
+        assert 0 <= index < len(game.legal_actions(seat))
+    assert policy.states[-1].engine.hands[1] != game.hands[1]  # the unseen cards were dealt anew
+
+
+def test_ismcts_through_the_adapter_plays_a_whole_match():
+    """OpenSpiel's ISMCTSBot, made per game by a factory, answers every decision of a Sixth Card
+    match (card choices and row choices, C7/C9) with a legal index."""
+    def make(game):
+        bot = ismcts.ISMCTSBot(game, seat_by_seat.RolloutEvaluator(1, 0), uct_c=2.0, max_simulations=8,
+                               random_state=np.random.RandomState(0))
+        bot.set_resampler(seat_by_seat.resampler)
+        return bot
+
+    bot = policy_bot(make, kind="openspiel", seed=0)
+    record = play_match("sixth-card", [bot, RandomBot(1), bot], seed=4, options={"rounds": 1})
+    assert record.faults == [] and record.decisions >= 20
+    assert len(bot._games) == 1  # one OpenSpiel game (and one IS-MCTS bot) for the match
+
+
+def test_seat_by_seat_keeps_the_sealed_choice_sealed():
+    """C4 in the seat-by-seat form: the seats are asked one after another from the lead seat;
+    an earlier seat's held card changes no later seat's information, only its own; the engine
+    applies all the cards at once after the last."""
+    sbs = seat_by_seat.game("sixth-card", 3)
+    state = sbs.state_of(new_game("sixth-card", 3, 8), seat=1)
+    assert state.current_player() == 1
+    before = [state.information_state_string(s) for s in range(3)]
+    state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == 2
+    after = [state.information_state_string(s) for s in range(3)]
+    assert after[0] == before[0] and after[2] == before[2] and after[1] != before[1]
+    assert state.engine.view(0)["turn"] == 1 and state.engine.view(0)["seats"][1]["played"] == []
+    state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == 0
+    state.apply_action(state.legal_actions()[0])
+    assert all(len(s["played"]) == 1 for s in state.engine.view(0)["seats"])  # revealed together
+
+
+def test_seat_by_seat_resampling_keeps_the_information_state():
+    """resample_from_infostate (IS-MCTS's resampler) re-deals the hidden cards and the other
+    seats' held choices, and keeps the seat's information state and legal actions."""
+    sbs = seat_by_seat.game("sixth-card", 4)
+    state = sbs.state_of(new_game("sixth-card", 4, 2), seat=0)
+    state.apply_action(state.legal_actions()[3])  # seat 0 holds a card
+    state.apply_action(state.legal_actions()[0])  # seat 1 holds one
+    hands = set()
+    for _ in range(10):
+        other = seat_by_seat.resampler(state, 2)
+        assert other.information_state_string(2) == state.information_state_string(2)
+        assert other.legal_actions() == state.legal_actions() and other.current_player() == 2
+        hands.add(tuple(other.engine.hands[3]))
+    assert len(hands) > 1
+
+
+def test_seat_by_seat_passes_openspiels_random_sim_test():
+    """pyspiel's own checks over random playouts of the seat-by-seat form (strings, tensors,
+    clones, returns)."""
+    pyspiel.random_sim_test(seat_by_seat.game("sixth-card", 3, {"rounds": 1}, seed=0), num_sims=2,
+                            serialize=False, verbose=False)
+
+
+def test_client_imports_without_numpy_and_the_adapter_names_the_extra():
+    """Without numpy: cardarena.client, cardarena.client.policy and the CLI import; making a
+    policy bot fails with one line naming pip install 'cardarena[research]'."""
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import cardarena.client, cardarena.client.policy, cardarena.server.cli\n"
+        "from cardarena.client.policy import policy_bot, ResearchExtraMissing\n"
+        "try:\n"
+        "    policy_bot(lambda obs: 0)\n"
+        "except ResearchExtraMissing as e:\n"
+        "    print(e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    (line,) = r.stdout.splitlines()
+    assert "pip install 'cardarena[research]'" in line and "numpy" in line
+
+
+def test_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="pettingzoo, openspiel"):
+        policy_bot(lambda obs: 0, kind="gym")
+    assert issubclass(ResearchExtraMissing, ImportError)
