@@ -1,0 +1,255 @@
+"""Scouting and SCOUT as fixed spaces: action ids bounded by the largest hand the rules allow, and
+a flat observation tensor of a seat's view.
+
+The :class:`~cardarena.research.spaces.Codec` s of ``scouting`` (rulings S1–S8) and ``scout``
+(O1–O7), whose play is the core they share, server/games/show_scout.py. They read only the view
+and action JSON (``ScoutingView`` / ``ScoutView``, ``ScoutingAction`` / ``ScoutAction`` of
+proto/cardarena/v1/scout.proto), so they serve in-process and over gRPC alike.
+
+The largest hand and the longest show
+=====================================
+``M`` = N × H − (N − 1), with ``H`` cards dealt to each of ``N`` seats (S1, O1: 12 / 11 / 9 to
+3 / 4 / 5 seats): **34** with 3 players, **41** with 4 or 5. Why it holds: a round's cards are
+the N × H dealt (nothing else enters a hand; scouted cards come off the table, which holds only
+shown cards), and while the round runs every other hand holds at least one card, since a hand
+emptied by a show ends the round at once (S6). So every insert position (a scout's, at most the
+hand's length before the insert) and every show's start is below ``M``.
+
+``C``, the longest show: Scouting **12** (a run A … Q; a set has at most the 4 cards of a value),
+SCOUT **10** (a run 1 … 10; a set has at most the 9 cards that carry a value, O1).
+
+Actions
+=======
+``p`` = 0 … M − 1; ``e`` the end, 0 ``left``, 1 ``right``; ``t`` turned, 0 or 1 (SCOUT only:
+Scouting's cards never turn, ``T`` = 1 way up; SCOUT ``T`` = 2):
+
+==========================  ====================================  ==============================
+ids                         action JSON (the id's fields)         meaning
+==========================  ====================================  ==============================
+s × C + (k − 1)             ``{"show": {"start", "count"}}``      show ``k`` cards from position
+                                                                  ``s`` (S2–S4)
+MC + (e×T + t) × M + p      ``{"scout": {"end", "turned",         scout end ``e`` into position
+                            "position"}}``                        ``p`` (S4, O3)
+MC + (2 + e)×T×M + t×M + p  ``{"scout_and_show": {…}}``           the scout opening a Scout &
+                                                                  Show (S5)
+MC + 4TM + f                ``{"flip": {"turn_hand"}}``           SCOUT only: keep (0) or turn
+                                                                  (1) the hand (O2)
+==========================  ====================================  ==============================
+
+``num_actions``: Scouting M × (C + 4): 544 (3 players), 656 (4–5); SCOUT M × (C + 8) + 2: 614
+(3), 740 (4–5). Neither game has options. Why two legal actions of one decision never share an
+id: within a decision the hand and the table are fixed, so a show's start and count fix its
+cards, and a scout's end fixes its card. :meth:`action_json_of` gives those fields; the cards and
+values follow from the hand and the table (use :meth:`pick` to find the legal action).
+
+Observation
+===========
+A flat float32 vector. ``N`` seats, relative to the observer (block ``k`` is the seat ``k``
+places to the left, ``(view.seat + k) % N``; block 0 is the observing seat). A card is ``F``
+wide: Scouting 12, the one-hot of its value; SCOUT 20, the one-hot of its active value (10)
+then of its other value (10), so a hand slot also shows what a flip or a turn would make of it.
+``V`` values (12, 10); ``T`` = N × H, the cards in play, scales the points.
+
+===============  ==========  ================================================================
+name             size        value
+===============  ==========  ================================================================
+hand             M × F       slot ``i``: the card at hand position ``i`` (in hand order: shows
+                             are adjacent cards)
+table            C × F       the active show's cards in table order (its ends: the scouts)
+table_info       N + 4       owner's relative seat one-hot (N); kind one-hot (single, set,
+                             run); cards / C
+seat_known       N × M × F   per relative seat: its scouted cards, the way up they lie, at
+                             their positions (cards never seen stay 0)
+seat_state       N × 10      per relative seat: hand size / M, captured / T, Scout chips / T,
+                             Scout & Show used, hand turned (SCOUT), score / T, round's start
+                             seat, to act, owner of the show, shows this round / 10 (capped);
+                             a game's score may pass ±1 (it adds up N rounds)
+round_scores     N × N       per relative seat, its score of each finished round / T
+shown            N × V       per relative seat: the values it showed this round / 4 (Scouting:
+                             4 cards a value) or / 9 (SCOUT); a card shown again after a
+                             scout counts again
+clock            6           phase one-hot (``flip``, ``play``, ``over``); round / rounds;
+                             turns this round / the cap; Scout & Show in progress
+===============  ==========  ================================================================
+
+Rounds are as many as seats (S7, O5), so ``round_scores`` has a slot for each. The shows of
+the round are public and so is everything in ``seat_state`` (show_scout.py). Nothing here is
+hidden from the seat: every part comes from its own view (the conformance suite checks it is
+unchanged by ``resample_hidden``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import numpy as np
+
+from cardarena.server.games import scout, scouting
+from cardarena.server.games.show_scout import UNKNOWN
+
+from .spaces import Codec
+
+ENDS = ("left", "right")
+KINDS = ("single", "set", "run")
+PHASES = ("flip", "play", "over")
+SEAT_STATE = 10
+
+
+def largest_hand(players: int, dealt: int) -> int:
+    """The most cards a hand can hold: every card in play but one in each other hand (S6)."""
+    return players * dealt - (players - 1)
+
+
+class ShowScoutCodec(Codec):
+    """The codec both games share; a subclass names its game, cards and bounds."""
+
+    #: the longest show; values 1 … V; copies of a value at most (for ``shown``)
+    LONGEST_SHOW: ClassVar[int]
+    VALUES: ClassVar[int]
+    VALUE_COPIES: ClassVar[int]
+    #: ways up a scouted card may be inserted (SCOUT: turned or not)
+    WAYS: ClassVar[int] = 1
+    HAS_FLIP: ClassVar[bool] = False
+    #: card text → the offsets of its card cells (within F)
+    CELLS: ClassVar[dict[str, tuple[int, ...]]]
+    WIDTH: ClassVar[int]
+    HAND_SIZES: ClassVar[Mapping[int, int]]
+
+    def __init__(self, players: int, options: Mapping | None = None):
+        super().__init__(players, options)
+        n = players
+        self.in_play = n * self.HAND_SIZES[n]
+        M = self.max_hand = largest_hand(n, self.HAND_SIZES[n])
+        C, T = self.LONGEST_SHOW, self.WAYS
+        self._scouts = M * C
+        self._flips = self._scouts + 4 * T * M
+        self.num_actions = self._flips + (2 if self.HAS_FLIP else 0)
+        F = self.WIDTH
+        self._parts = [
+            ("hand", M * F), ("table", C * F), ("table_info", n + 4), ("seat_known", n * M * F),
+            ("seat_state", n * SEAT_STATE), ("round_scores", n * n), ("shown", n * self.VALUES),
+            ("clock", 6),
+        ]
+        self._start: dict[str, int] = {}
+        at = 0
+        for name, size in self._parts:
+            self._start[name] = at
+            at += size
+        self.size = at
+        self.observation_shape = (at,)
+
+    # ----- actions ----------------------------------------------------------------------------
+    def action_id(self, action_json: Mapping) -> int:
+        if "show" in action_json:
+            a = action_json["show"]
+            return a["start"] * self.LONGEST_SHOW + a["count"] - 1
+        if "flip" in action_json:
+            return self._flips + bool(action_json["flip"]["turn_hand"])
+        sns = "scout_and_show" in action_json
+        a = action_json["scout_and_show" if sns else "scout"]
+        T, M = self.WAYS, self.max_hand
+        way = ((2 * sns + ENDS.index(a["end"])) * T + bool(a["turned"]))
+        return self._scouts + way * M + a["position"]
+
+    def action_json_of(self, action_id: int) -> dict:
+        if not 0 <= action_id < self.num_actions:
+            raise ValueError(f"{self.game_id}: no action id {action_id} (0–{self.num_actions - 1})")
+        if action_id < self._scouts:
+            start, k = divmod(action_id, self.LONGEST_SHOW)
+            return {"show": {"start": start, "count": k + 1}}
+        if action_id >= self._flips:
+            return {"flip": {"turn_hand": action_id > self._flips}}
+        way, position = divmod(action_id - self._scouts, self.max_hand)
+        way, turned = divmod(way, self.WAYS)
+        sns, end = divmod(way, 2)
+        return {"scout_and_show" if sns else "scout":
+                {"end": ENDS[end], "turned": bool(turned), "position": position}}
+
+    # ----- observations -----------------------------------------------------------------------
+    def layout(self) -> list[tuple[str, int, int]]:
+        return [(name, self._start[name], size) for name, size in self._parts]
+
+    def _cards(self, at: int, cards, idx: list[int]) -> None:
+        """The cells of ``cards`` laid slot by slot from ``at`` (unknown cards stay 0)."""
+        F, cells = self.WIDTH, self.CELLS
+        for i, c in enumerate(cards):
+            if c != UNKNOWN:
+                base = at + i * F
+                idx.extend(base + x for x in cells[c])
+
+    def observe(self, view: Mapping) -> np.ndarray:
+        st, n, M, C = self._start, self.players, self.max_hand, self.LONGEST_SHOW
+        me = view["seat"]
+        rel = {(me + k) % n: k for k in range(n)}
+        # ones first, then (index, weight) pairs; one bincount adds them up
+        idx: list[int] = []
+        self._cards(st["hand"], view["hand"], idx)
+        table = view["table"]
+        self._cards(st["table"], table["cards"], idx)
+        at = st["table_info"]
+        if table["owner"] >= 0:
+            idx.append(at + rel[table["owner"]])
+        if table["kind"]:
+            idx.append(at + n + KINDS.index(table["kind"]))
+        for info in view["seats"]:
+            self._cards(st["seat_known"] + rel[info["seat"]] * M * self.WIDTH, info["known"], idx)
+        phase = view["phase"]
+        idx.append(st["clock"] + PHASES.index(phase))
+        w = [1.0] * len(idx)
+        idx.append(at + n + 3)
+        w.append(len(table["cards"]) / C)
+        scale = 1 / self.in_play
+        shows = [0] * n
+        V, per = self.VALUES, 1 / self.VALUE_COPIES
+        shown = [0.0] * (n * V)
+        for s in view["shows"]:
+            k = rel[s["seat"]]
+            shows[k] += 1
+            for v in s["values"]:
+                shown[k * V + v - 1] += per
+        idx.extend(range(st["shown"], st["shown"] + n * V))
+        w.extend(shown)
+        start, turn, owner = view["start_seat"], view["turn"], table["owner"]
+        state, scores = st["seat_state"], st["round_scores"]
+        for info in view["seats"]:
+            s = info["seat"]
+            k = rel[s]
+            at = state + k * SEAT_STATE
+            idx.extend(range(at, at + SEAT_STATE))
+            w.extend((info["hand_size"] / M, info["captured"] * scale, info["scout_chips"] * scale,
+                      info["scout_and_show_used"], info["turned_hand"], info["score"] * scale,
+                      start == s, turn == s, owner == s, min(shows[k] / 10, 1.0)))
+            rs = info["round_scores"]
+            idx.extend(range(scores + k * n, scores + k * n + len(rs)))
+            w.extend(x * scale for x in rs)
+        at = st["clock"]
+        idx.extend((at + 3, at + 4, at + 5))
+        w.extend((view["round"] / view["rounds"], view["round_actions"] / view["action_cap"],
+                  view["scout_and_show_in_progress"]))
+        return np.bincount(idx, weights=w, minlength=self.size).astype(np.float32)
+
+
+class ScoutingCodec(ShowScoutCodec):
+    game_id = "scouting"
+    LONGEST_SHOW = 12
+    VALUES = 12
+    VALUE_COPIES = 4
+    WIDTH = 12
+    HAND_SIZES = scouting.HAND_SIZES
+    CELLS = {scouting.Scouting.TEXT[c]: (scouting.Scouting.VALUE[c] - 1,) for c in scouting.DECK}
+
+
+class ScoutCodec(ShowScoutCodec):
+    game_id = "scout"
+    LONGEST_SHOW = 10
+    VALUES = 10
+    VALUE_COPIES = 9
+    WAYS = 2
+    HAS_FLIP = True
+    WIDTH = 20
+    HAND_SIZES = scout.HAND_SIZES
+    CELLS = {scout.TEXT[c]: (scout.VALUE[c] - 1, 10 + scout.VALUE[scout.TURN[c]] - 1)
+             for c in scout.deck_for(5) + [scout.TURN[c] for c in scout.deck_for(5)]}
+
+
+CODEC = {"scouting": ScoutingCodec, "scout": ScoutCodec}
