@@ -61,7 +61,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
-import logging
 import os
 import signal
 import sys
@@ -72,7 +71,12 @@ import typer
 
 from .procs import exit_text
 
-log = logging.getLogger("cardarena.bridge")
+
+
+def _log():
+    """The bridge's logger (logging is imported when the bridge runs, not when the CLI starts)."""
+    import logging
+    return logging.getLogger("cardarena.bridge")
 
 CLIENT = "cardarena-bridge/0.1"
 STOP_GRACE = 3.0  # seconds the child gets to exit after its standard input closes
@@ -176,13 +180,13 @@ class Bridge:
                 if not text:
                     continue
                 if not self.pending:
-                    log.warning("the bot program wrote a line no decision asked for: %.200s", text)
+                    _log().warning("the bot program wrote a line no decision asked for: %.200s", text)
                     continue
                 fut = self.pending.popleft()
                 if not fut.done():
                     fut.set_result(text)
         except (ValueError, asyncio.LimitOverrunError):  # a line over the reader's limit
-            log.error("the bot program wrote a line too long to be an answer")
+            _log().error("the bot program wrote a line too long to be an answer")
         finally:
             self.gone.set()
             for fut in self.pending:
@@ -211,7 +215,7 @@ class Bridge:
             raise
         choice = parse_answer(text)
         if choice is None:
-            log.warning("not an answer (want {\"choice\": N} or N) for decision %s of match %s: %.200s",
+            _log().warning("not an answer (want {\"choice\": N} or N) for decision %s of match %s: %.200s",
                         decision.decision_id, decision.match_id, text)
             return -1  # the referee faults it as out of range and sends a notice
         return choice
@@ -224,7 +228,7 @@ class Bridge:
         self._write(match_end_line(m))
 
     def on_notice(self, n) -> None:
-        log.info("notice: %s", n.message)
+        _log().info("notice: %s", n.message)
         self._write(notice_line(n))
 
 
@@ -343,6 +347,7 @@ def register(app: typer.Typer) -> None:
         if not command:
             raise typer.BadParameter("give the bot program after --, e.g. `cardarena bridge -- ./mybot`",
                                      param_hint="COMMAND")
+        import logging
         logging.basicConfig(level=os.environ.get("CARDARENA_LOG", "WARNING"),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         games = tuple(game or (g.strip() for g in os.environ.get("CARDARENA_GAMES", "").split(",") if g.strip()))

@@ -15,14 +15,16 @@ serve`` (and ``league run --web-address``), which serve the same pages beside th
 from __future__ import annotations
 
 import signal
-import socket
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .host import DEFAULT_ADDRESS, bind, url_of
+
+if TYPE_CHECKING:
+    import socket
 
 
 def _missing_file(db: str) -> bool:

@@ -14,8 +14,11 @@ page never delays a decision.
 from __future__ import annotations
 
 import contextlib
-import socket
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # socket is imported where a socket is made: the CLI loads this module on every start
+    import socket
 
 DEFAULT_ADDRESS = "127.0.0.1:8080"
 SHUTDOWN_SECONDS = 2.0  # open streams (a live page's events) are cut after this at shutdown
@@ -23,6 +26,8 @@ SHUTDOWN_SECONDS = 2.0  # open streams (a live page's events) are cut after this
 
 def bind(address: str) -> socket.socket:
     """A listening socket on HOST:PORT (port 0: a free one); OSError if it cannot be bound."""
+    import socket
+
     host, _, port = address.rpartition(":")
     host = host.strip("[]")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
