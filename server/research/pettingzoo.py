@@ -163,6 +163,8 @@ class CardArenaEnv(AECEnv):
         self.observation_spaces = {a: obs_space if i == 0 else _copy_space(obs_space)
                                    for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: gym_spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
+        self._no_actions = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._no_actions.flags.writeable = False
         self._seeds = random.Random()
         self.game: Game | None = None
         self.agents = []
@@ -197,30 +199,34 @@ class CardArenaEnv(AECEnv):
         """The seats of the new step: the first to choose is ``agent_selection``."""
         self._pending: dict[int, Any] = {}
         self._queue = list(self.game.to_act())
-        self._decisions: dict[int, tuple[list, list[dict], dict[int, int]]] = {}
+        self._decisions: dict[int, tuple[list, list[dict], dict[int, int], np.ndarray]] = {}
         self._observations: dict[int, np.ndarray] = {}
         self.agent_selection = self.possible_agents[self._queue[0]]
 
-    def _decision(self, seat: int) -> tuple[list, list[dict], dict[int, int]]:
-        """The seat's legal actions, their JSON and id → index, made once a step."""
+    def _decision(self, seat: int) -> tuple[list, list[dict], dict[int, int], np.ndarray]:
+        """The seat's legal actions, their JSON, id → index and the mask, made once a step."""
         d = self._decisions.get(seat)
         if d is None:
             game = self.game
             actions = game.legal_actions(seat)
             actions_json = [game.action_json(a) for a in actions]
-            index = {aid: i for i, aid in enumerate(self.codec.ids(actions_json))}
-            d = self._decisions[seat] = (actions, actions_json, index)
+            ids = self.codec.ids(actions_json)
+            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+            mask[ids] = 1
+            mask.flags.writeable = False
+            d = self._decisions[seat] = (actions, actions_json, {aid: i for i, aid in enumerate(ids)}, mask)
         return d
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The seat's observation and mask. Both are made once a step and shared by every call
+        in it, so they are read-only arrays (copy one to change it)."""
         seat = int(agent[5:])
         obs = self._observations.get(seat)
         if obs is None:
             obs = self._observations[seat] = self.codec.observe(self.game.view(seat))
-        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
-        if seat in self._queue:
-            mask[list(self._decision(seat)[2])] = 1
-        return {"observation": obs, "action_mask": mask}
+            obs.flags.writeable = False
+        return {"observation": obs,
+                "action_mask": self._decision(seat)[3] if seat in self._queue else self._no_actions}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -228,7 +234,7 @@ class CardArenaEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._queue[0]
-        actions, _, index = self._decision(seat)
+        actions, _, index, _ = self._decision(seat)
         try:
             i = index[int(action)]
         except (KeyError, TypeError, ValueError):
@@ -291,7 +297,7 @@ class CardArenaEnv(AECEnv):
             lines.append("over: " + ", ".join(f"seat {s} place {p} score {sc:g}"
                                               for s, (p, sc) in enumerate(zip(r.places, r.scores))))
         elif seat in self._queue:
-            actions, actions_json, _ = self._decision(seat)
+            actions, actions_json, _, _ = self._decision(seat)
             lines.append(f"{agent} to choose:")
             lines += [f"  [{aid}] {game.action_label(a)}"
                       for a, aid in zip(actions, self.codec.ids(actions_json))]

@@ -236,6 +236,8 @@ def test_an_illegal_id_is_refused_or_ends_the_match_for_its_agent():
     raw.reset(seed=0)
     mask = raw.observe("seat_0")["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match="read-only"):  # shared by every observe() of the step
+        mask[illegal] = 1
     with pytest.raises(IllegalActionId, match="seat 0 has no legal action"):
         raw.step(illegal)
     assert raw.agent_selection == "seat_0" and not raw._pending
