@@ -28,6 +28,11 @@ Duplicate sets
     set and bot: its total score and mean place over the rotations it played. Once every match
     of the set is finished, the set ranks its bots by mean place (equal means share a rank).
     Per bot: complete sets, set wins (rank 1, shared or not), mean set rank, total score.
+Gauntlet (``league run --gauntlet NAME``)
+    The gauntlet bot against each opponent, over the finished matches both sat in
+    (:func:`gauntlet`): matches shared, how often it placed above, below and level with the
+    opponent, and its mean place difference (the opponent's place minus its own: above 0 it
+    placed better); then the same against the field, over every (match, opponent) pair.
 """
 from __future__ import annotations
 
@@ -288,6 +293,37 @@ def _duplicate_sets(results: Sequence[SeatResults], names: list[str]):
     return sets, duplicate
 
 
+@dataclass(frozen=True)
+class GauntletLine:
+    """The gauntlet bot against one opponent (or, as ``opponent`` None, against the field)."""
+
+    opponent: str | None
+    matches: int          # finished matches both sat in (overall: (match, opponent) pairs)
+    above: int            # the gauntlet bot placed above the opponent
+    below: int
+    tied: int
+    mean_place_difference: float | None  # the opponent's place minus the gauntlet bot's
+
+
+def gauntlet(results: Sequence[SeatResults], bot: str) -> list[GauntletLine]:
+    """The gauntlet report of ``bot`` (module docstring): a line per opponent, in the order they
+    first sat with it, then the overall line."""
+    diffs: dict[str, list[int]] = {}
+    for r in results:
+        if r.status != FINISHED or any(p is None for p in r.places) or bot not in r.bots:
+            continue
+        mine = r.places[r.bots.index(bot)]
+        for b, p in zip(r.bots, r.places):
+            if b != bot:
+                diffs.setdefault(b, []).append(p - mine)
+
+    def line(opponent, values) -> GauntletLine:
+        return GauntletLine(opponent, len(values), sum(d > 0 for d in values), sum(d < 0 for d in values),
+                            sum(d == 0 for d in values), math.fsum(values) / len(values) if values else None)
+
+    return [line(b, v) for b, v in diffs.items()] + [line(None, [d for v in diffs.values() for d in v])]
+
+
 # --------------------------------------------------------------------------------- text
 
 
@@ -364,3 +400,11 @@ def format_duplicate(st: LeagueStandings, max_sets: int | None = 20) -> str:
     if len(shown) < len(st.sets):
         out[-1] += f"… {len(st.sets) - len(shown)} more sets (--sets 0 shows every set)\n"
     return "\n".join(out)
+
+
+def format_gauntlet(lines: Sequence[GauntletLine], bot: str) -> str:
+    """The gauntlet bot's result against each opponent, then against the field."""
+    rows = [[ln.opponent or "every opponent", str(ln.matches), str(ln.above), str(ln.below), str(ln.tied),
+             "–" if ln.mean_place_difference is None else f"{ln.mean_place_difference:+.2f}"] for ln in lines]
+    return text_table(["opponent", "matches", f"{bot} above", f"{bot} below", "level", "mean place difference"],
+                      rows, [False] + [True] * 5)

@@ -4,6 +4,26 @@ Schedules (:mod:`cardarena.server.schedule`): a round robin of ``rounds`` rounds
 K bots in every seat rotation), or a balanced schedule of ``matches`` matches; either in
 duplicate mode, where each group plays one deal in all K seat rotations (a duplicate set).
 
+Gauntlet (``gauntlet``, ``--gauntlet NAME``)
+    One bot against the field: the schedule (:mod:`cardarena.server.schedule`, "Gauntlet") puts
+    it at every table with opponents from the others, every opponent equally often, its seats
+    rotated; the standings add its result against each opponent
+    (:func:`cardarena.ratings.standings.gauntlet`).
+
+Until separated (``until_separated``, ``--until-separated``)
+    The league is scheduled one round at a time (:func:`cardarena.server.schedule.next_round`:
+    a round of the round robin, or ``matches`` balanced matches; seat-balanced, duplicate sets
+    whole). After each round is played, :func:`until_separated` runs the sequential test of
+    :mod:`cardarena.server.sequential` on the league's results: for a gauntlet, the gauntlet bot
+    against each opponent; for a league, every adjacent pair of its ranking (points per match),
+    or with ``top`` K those of its first K + 1 places. While an asked pair is not separated
+    and one more round stays within ``max_matches`` (default :data:`DEFAULT_ROUNDS` rounds),
+    the next round is written to the ledger (:func:`add_round`, one transaction) and played.
+    The verdicts are a pure function of the results, so ``league show`` and ``league resume``
+    (which, once the scheduled matches are played, goes on adding rounds) reach the same ones.
+    A ``league work`` worker plays the rounds that are scheduled; the process that ran or
+    resumed the league adds the next ones.
+
 Life of a league
     1. :func:`run_league` checks the spec, makes the schedule and writes the league (game,
        options, settings) and *every* match with its seat order and seed to the ledger in one
@@ -88,7 +108,10 @@ from . import latency
 from .games import get
 from .procs import exit_text
 from .referee import Referee, TimeControl
-from .schedule import ScheduleError, derive_seed, make_schedule, round_robin  # noqa: F401  (re-exported)
+from .sequential import Separation, format_separation, matches_through, separation
+from .schedule import (  # noqa: F401  (re-exported)
+    ScheduleError, derive_seed, make_schedule, next_round, round_robin, round_robin_size,
+)
 
 log = logging.getLogger("cardarena.league")
 
@@ -116,6 +139,11 @@ class LeagueSpec:
     commands: dict[str, str | None] = field(default_factory=dict)  # bot → command, kept for resume
     workdir: str | None = None       # the folder the commands are run from
     max_reconnects: int | None = None  # new streams a bot may open while a match waits for it
+    gauntlet: str | None = None      # this bot at every table, against the others (module docstring)
+    until_separated: bool = False    # add rounds until the asked order is known (module docstring)
+    confidence: float = 0.95         # of --until-separated: family-wise, over the pairs tested
+    max_matches: int | None = None   # of --until-separated: the cap (default: DEFAULT_ROUNDS rounds)
+    top: int | None = None           # of --until-separated: only the order of the first K places
 
 
 def check_spec(spec: LeagueSpec) -> LeagueSpec:
@@ -141,6 +169,11 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
         if spec.duplicate and spec.matches % seats:
             raise LeagueError(f"with --duplicate each deal is played in all {seats} seat rotations: "
                               f"give --matches a multiple of {seats}, not {spec.matches}")
+    if spec.gauntlet is not None and spec.gauntlet not in spec.bots:
+        raise LeagueError(f"--gauntlet {spec.gauntlet}: no such bot in the league (its bots: {', '.join(spec.bots)})")
+    if spec.gauntlet is not None and seats < 2:
+        raise LeagueError("a gauntlet needs tables of at least 2 seats")
+    _check_until(spec, seats)
     if spec.concurrency < 1:
         raise LeagueError("concurrency must be at least 1")
     for name, value in (("move time", spec.move_seconds), ("time bank", spec.bank_seconds),
@@ -164,6 +197,35 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
                                commands=dict(spec.commands))
 
 
+#: Rounds ``--until-separated`` plays at most when no ``--max-matches`` is given.
+DEFAULT_ROUNDS = 20
+
+
+def _check_until(spec: LeagueSpec, seats: int) -> None:
+    """The ``--until-separated`` settings make sense (each mistake one line)."""
+    if not spec.until_separated:
+        for given, flag in ((spec.top is not None, "--top"), (spec.max_matches is not None, "--max-matches"),
+                            (spec.confidence != 0.95, "--confidence")):
+            if given:
+                raise LeagueError(f"{flag} goes with --until-separated")
+        return
+    if spec.top is not None and spec.gauntlet is not None:
+        raise LeagueError("--top ranks a league's first places; a gauntlet asks about its bot against each "
+                          "opponent: give one of --top and --gauntlet")
+    if not (isinstance(spec.confidence, (int, float)) and 0 < spec.confidence < 1):
+        raise LeagueError(f"--confidence is a number between 0 and 1 (0.95 for 95%), not {spec.confidence!r}")
+    if spec.top is not None and not 1 <= spec.top < len(spec.bots):
+        raise LeagueError(f"--top is between 1 and {len(spec.bots) - 1} (one less than the bots), not {spec.top}")
+    if spec.rounds != 1:
+        raise LeagueError("--until-separated adds rounds until the order is known: give --max-matches to "
+                          "cap it, not --rounds")
+    if spec.max_matches is not None:
+        size = (spec.matches if spec.matches is not None else
+                round_robin_size(len(spec.bots), seats, 1, spec.gauntlet is not None))
+        if spec.max_matches < size:
+            raise LeagueError(f"--max-matches {spec.max_matches} is less than one round ({size} matches)")
+
+
 def check_finite(options: Mapping) -> None:
     """ValueError for a game option holding a number that is not finite (JSON's ``1e999``
     reads as infinity, ``NaN`` as not a number): no game can play with one."""
@@ -181,9 +243,13 @@ def check_finite(options: Mapping) -> None:
 
 
 def league_plans(spec: LeagueSpec):
-    """The schedule of a checked spec (a list of MatchPlan)."""
+    """The schedule of a checked spec (a list of MatchPlan): with ``until_separated``, its first
+    round (the others are added as it is played)."""
     try:
-        return make_schedule(spec.bots, spec.seats, spec.seed, spec.rounds, spec.matches, spec.duplicate)
+        if spec.until_separated:
+            return next_round(spec.bots, spec.seats, spec.seed, 0, spec.matches, spec.duplicate, spec.gauntlet)
+        return make_schedule(spec.bots, spec.seats, spec.seed, spec.rounds, spec.matches, spec.duplicate,
+                             spec.gauntlet)
     except ScheduleError as e:
         raise LeagueError(str(e)) from None
 
@@ -207,7 +273,11 @@ def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
             "grace_seconds": tc.grace_seconds, "max_reconnects": tc.max_reconnects,
             "concurrency": spec.concurrency,
             "commands": {b: spec.commands.get(b) for b in spec.bots},
-            "workdir": spec.workdir or os.getcwd()}
+            "workdir": spec.workdir or os.getcwd(),
+            "gauntlet": spec.gauntlet,
+            "until_separated": {"confidence": spec.confidence, "top": spec.top,
+                                "max_matches": spec.max_matches or DEFAULT_ROUNDS * len(league_plans(spec))}
+            if spec.until_separated else None}
 
 
 def settings_time_control(settings: dict, base: TimeControl) -> TimeControl:
@@ -290,7 +360,111 @@ async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progr
     stats.started = time.monotonic()
     await play_league(referee, ledger, league_id, spec.game, spec.options, tc, spec.concurrency, progress, stats,
                       programs, lease)
+    if spec.until_separated:
+        await play_until_separated(referee, ledger, league_id, tc, spec.concurrency, progress, stats, programs,
+                                   lease)
     return league_id
+
+
+@dataclass(frozen=True)
+class UntilSeparated:
+    """Where an ``--until-separated`` league stands (:func:`until_separated`)."""
+
+    separation: Separation
+    rounds: int          # rounds in the ledger
+    matches: int         # matches in the ledger
+    max_matches: int
+    next_round: list     # the plans of the round to add next; empty when it would pass the cap
+    open: bool           # a match of the league is still to play
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the league stops: "separated", "cap", or None while it goes on."""
+        if self.open:
+            return None
+        if self.separation.settled:
+            return "separated"
+        return None if self.next_round else "cap"
+
+    def to_json(self, results) -> dict:
+        """For ``league show --format json``: the state, and each asked pair with its verdict."""
+        return {"confidence": self.separation.confidence, "rounds": self.rounds, "matches": self.matches,
+                "max_matches": self.max_matches, "stopped": self.stopped,
+                "pairs": [{**dataclasses.asdict(p), "matches": matches_through(results, p.round) if p.separated else None}
+                          for p in self.separation.pairs]}
+
+    def summary(self, results) -> str:
+        """What the league found: a headline, then each asked pair (:func:`format_separation`)."""
+        sep = self.separation
+        known = sum(p.separated for p in sep.pairs)
+        head = (f"until separated at {sep.confidence:.0%}: {known} of {len(sep.pairs)} pairs separated after "
+                f"{self.matches} matches in {self.rounds} round{'s' if self.rounds != 1 else ''}")
+        head += {"separated": " (every pair asked: the league stopped)",
+                 "cap": f" (the cap of {self.max_matches} matches stopped the league)",
+                 None: " (going on)" if not self.open else " (its last round is still being played)"}[self.stopped]
+        return head + "\n" + format_separation(sep, results, self.max_matches if self.stopped == "cap" else None)
+
+
+def until_separated(settings: Mapping, results) -> UntilSeparated:
+    """The test of an ``--until-separated`` league (:mod:`cardarena.server.sequential`) over its
+    results so far, and the round it would add next: a pure function of the ledger's facts, so
+    ``league show`` and a resumed league reach the verdicts the league reached."""
+    from cardarena.ratings import standings
+
+    until = settings["until_separated"]
+    bots = list(settings.get("bots") or [])
+    gauntlet = settings.get("gauntlet")
+    ranking = [s.bot for s in standings(results, bots).table]
+    sep = separation(results, ranking, until["confidence"], gauntlet, until.get("top"))
+    rounds = 1 + max((r.round or 0 for r in results), default=-1)
+    cap = until["max_matches"]
+    plans = next_round(bots, settings["seats"], settings.get("seed", 0), rounds, settings.get("matches"),
+                       bool(settings.get("duplicate")), gauntlet,
+                       1 + max((r.duplicate_set for r in results if r.duplicate_set is not None), default=-1))
+    if len(results) + len(plans) > cap:
+        plans = []
+    left = any(r.status in ("scheduled", "running") for r in results)
+    return UntilSeparated(sep, rounds, len(results), cap, plans, left)
+
+
+async def play_until_separated(referee: Referee, ledger, league_id: int, tc: TimeControl, concurrency: int,
+                               progress: Progress | None = None, stats: LeagueStats | None = None,
+                               programs: Programs | None = None, lease: float = LEASE_SECONDS) -> int:
+    """After a round is played: test, and while an asked pair is not separated and the cap
+    allows, write the next round to the ledger and play it (module docstring, "Until
+    separated"); returns how many matches this worker recorded."""
+    played = 0
+    while True:
+        info = await asyncio.to_thread(ledger.league, league_id)
+        results = await asyncio.to_thread(ledger.league_results, league_id)
+        state = until_separated(info.settings, results)
+        if state.stopped or state.open:
+            log.info("league %s: %s", league_id, state.summary(results).splitlines()[0])
+            return played
+        await asyncio.to_thread(add_round, ledger, league_id, info.game, info.options, state.next_round)
+        played += await play_league(referee, ledger, league_id, info.game, info.options, tc, concurrency, progress,
+                                    stats, programs, lease)
+
+
+def add_round(ledger, league_id: int, game: str, options: Mapping, plans) -> None:
+    """Write one more round of a league's matches (``scheduled``) in one transaction, as
+    ``Ledger.create_league`` writes the first. Two processes adding the same round cannot both
+    succeed: (league, round, index) is unique in the ledger."""
+    from sqlalchemy import insert
+
+    from cardarena.ratings.ledger import _check_seed
+    from cardarena.ratings.models import LEAGUE, Match, Seat
+
+    for plan in plans:
+        _check_seed(plan.seed)
+    with ledger._write() as session:
+        ids = ledger._bot_ids(session, (b for p in plans for b in p.bots))
+        matches = [Match(league_id=league_id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
+                         round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
+        session.add_all(matches)
+        session.flush()
+        session.execute(insert(Seat), [{"match_id": m.id, "seat": s, "bot_id": ids[b]}
+                                       for m, p in zip(matches, plans) for s, b in enumerate(p.bots)])
 
 
 def _ended(programs: Programs | None, bot: str) -> str | None:
@@ -359,7 +533,14 @@ async def resume_league(referee: Referee, ledger, league_id: int, concurrency: i
                         retry_failed: bool = False, programs: Programs | None = None) -> int:
     """Go on with an interrupted league (module docstring, 5); returns how many matches it played."""
     await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
-    return await work_league(referee, ledger, league_id, concurrency, progress, stats, start_timeout, programs)
+    stats = stats if stats is not None else LeagueStats()
+    played = await work_league(referee, ledger, league_id, concurrency, progress, stats, start_timeout, programs)
+    info = await asyncio.to_thread(ledger.league, league_id)
+    if info.settings.get("until_separated"):
+        tc = settings_time_control(info.settings, referee.time_control)
+        j = concurrency or info.settings.get("concurrency") or 4
+        played += await play_until_separated(referee, ledger, league_id, tc, j, progress, stats, programs)
+    return played
 
 
 async def work_league(referee: Referee, ledger, league_id: int, concurrency: int | None = None,

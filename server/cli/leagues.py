@@ -87,12 +87,12 @@ def _after_league(ledger, league_id: int, game: str, stats, logs: dict) -> None:
         out.print(f"absent: bot {bot} {why}; {forfeits} seat{'s' if forfeits != 1 else ''} forfeited ({where})",
                   markup=False)
     err.print(f"this run: {stats.summary()}", markup=False)
-    _standings_and_ratings(league_id, game, results, info.settings.get("bots"), ledger.ratings(game))
+    _standings_and_ratings(league_id, game, results, info.settings.get("bots"), ledger.ratings(game), info.settings)
 
 
-def _standings_and_ratings(league_id, game: str, results, bots, ratings) -> None:
-    """The end of a league, local or on a --server: its standings (and duplicate sets), then the
-    game's rating table."""
+def _standings_and_ratings(league_id, game: str, results, bots, ratings, settings: dict | None = None) -> None:
+    """The end of a league, local or on a --server: its standings (and duplicate sets, a
+    gauntlet's report, what --until-separated found), then the game's rating table."""
     from cardarena.ratings import standings
     from cardarena.ratings.standings import format_duplicate, format_table
     st = standings(results, bots)
@@ -101,9 +101,23 @@ def _standings_and_ratings(league_id, game: str, results, bots, ratings) -> None
     if st.sets:
         out.print("duplicate sets (one deal in every seat rotation):", markup=False)
         out.print(format_duplicate(st, max_sets=0 if len(st.sets) <= 8 else 8), markup=False)
+    _gauntlet_and_separation(settings or {}, results)
     out.print(f"ratings for {game} (every match of the ledger; `cardarena league show {league_id}` for seats "
               "and head-to-head):", markup=False)
     _print_ratings(ratings)
+
+
+def _gauntlet_and_separation(settings: dict, results) -> None:
+    """A gauntlet's result against each opponent; an --until-separated league's verdicts."""
+    bot = settings.get("gauntlet")
+    if bot:
+        from cardarena.ratings.standings import format_gauntlet, gauntlet
+        out.print(f"gauntlet: {bot} against each opponent (matches both sat in; mean place difference: the "
+                  f"opponent's place minus {bot}'s):", markup=False)
+        out.print(format_gauntlet(gauntlet(results, bot), bot), markup=False)
+    if settings.get("until_separated"):
+        from ..league import until_separated
+        out.print(until_separated(settings, results).summary(results) + "\n", markup=False)
 
 
 def _schedule_line(settings: dict, total: int) -> str:
@@ -113,6 +127,14 @@ def _schedule_line(settings: dict, total: int) -> str:
     else:
         r = settings.get("rounds", 1)
         text = f"round robin, {r} round{'s' if r != 1 else ''}, {total} matches"
+    until = settings.get("until_separated")
+    if until:  # a round at a time: `rounds` and `matches` are of one round
+        per = f"{settings.get('matches')} balanced matches" if kind == "balanced" else "a round robin"
+        text = (f"rounds of {per} until separated at {until['confidence']:.0%} (at most {until['max_matches']} "
+                f"matches{', the first ' + str(until['top']) + ' places' if until.get('top') else ''}), "
+                f"{total} matches so far")
+    if settings.get("gauntlet"):
+        text = f"gauntlet of {settings['gauntlet']}, " + text
     if settings.get("duplicate"):
         text += f", duplicate ({total // max(settings.get('seats') or 1, 1)} sets: one deal in every seat rotation)"
     return text
@@ -142,6 +164,11 @@ def league_run(
         "--web-address", help="Also serve the web pages on HOST:PORT while the league plays, to watch its "
                               "matches live (port 0: a free one).")] = None,
     lease: LeaseOpt = 30.0,
+    gauntlet: Annotated[Optional[str], typer.Option("--gauntlet", help="One bot against the field: NAME sits at every table with opponents from the others, seats rotated; the standings add its result against each opponent.")] = None,
+    until_separated: Annotated[bool, typer.Option("--until-separated", help="Add rounds (of the round robin, or of --matches N) until the order asked about is known: a gauntlet bot against each opponent, or every adjacent pair of the ranking (--top K: of the first K places).")] = False,
+    confidence: Annotated[float, typer.Option("--confidence", help="Of --until-separated: the chance that no pair is separated wrongly (family-wise).")] = 0.95,
+    max_matches: Annotated[Optional[int], typer.Option("--max-matches", help="Of --until-separated: play no round that would pass N matches (default: 20 rounds).")] = None,
+    top: Annotated[Optional[int], typer.Option("--top", help="Of --until-separated: only the order of the first K places (and the K-th above the next).")] = None,
 ):
     """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
 
@@ -152,6 +179,12 @@ def league_run(
     league plays on; the summary names it and its log. This process is the league's first
     worker: `cardarena league work ID` joins it from other processes or machines (a shared
     PostgreSQL --db); each match is claimed on a lease (--lease) that its worker renews.
+
+    --gauntlet NAME plays one bot against the field. --until-separated adds whole rounds
+    (seat-balanced, duplicate sets kept whole) until a sequential test (testing by betting,
+    valid however often it is looked at) separates every pair asked about at --confidence, or
+    the next round would pass --max-matches; the summary says which pairs were separated, after
+    how many matches, and which were not by the cap.
     """
     from ..league import LeagueSpec, check_spec, league_plans
     check_game(game)
@@ -164,10 +197,15 @@ def league_run(
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
                       move_seconds=move_time, options=options, start_timeout=start_timeout,
                       bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace, matches=matches,
-                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects)
+                      duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects,
+                      gauntlet=gauntlet, until_separated=until_separated, confidence=confidence,
+                      max_matches=max_matches, top=top)
     spec = check_spec(spec)
     check_programs(bots)
     if server:
+        if gauntlet is not None or until_separated:
+            raise CliError("--gauntlet and --until-separated run only in a local league: a --server's RunLeague "
+                           "request has no field for them")
         if web_address is not None:
             raise CliError("--web-address serves the pages of a local league; the --server serves its own "
                            "(`cardarena serve --web-address`)")
@@ -180,8 +218,9 @@ def league_run(
     _register_bots(ledger, bots)
     league_log = new_log_dir(log_dir, "league")
     make_log_dir(bots, league_log)
-    settings = {"schedule": "balanced" if matches is not None else "round-robin", "rounds": rounds,
-                "matches": matches, "duplicate": duplicate, "seats": spec.seats}
+    from ..league import league_settings, time_control
+    from ..referee import TimeControl
+    settings = league_settings(spec, time_control(spec, TimeControl()))
     each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
     err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
               f"; {each}; bot logs in {league_log}", markup=False)
@@ -240,7 +279,7 @@ def league_resume(
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
     settings, c = info.settings, info.counts
     redo = c["running"] + (c["failed"] if retry_failed else 0)
-    if c["scheduled"] == 0 and redo == 0:
+    if c["scheduled"] == 0 and redo == 0 and not _grows(ledger, info):
         out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
                   "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
                   markup=False)
@@ -266,6 +305,14 @@ def league_resume(
     state: dict = {"league": league_id}
     _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
     _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _grows(ledger, info) -> bool:
+    """An --until-separated league that would add a round: not separated, within its cap."""
+    if not info.settings.get("until_separated"):
+        return False
+    from ..league import until_separated
+    return until_separated(info.settings, ledger.league_results(info.id)).stopped is None
 
 
 def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int | None):
@@ -452,9 +499,13 @@ def league_list(db: DbOpt = "cardarena.db"):
     for lg in leagues:
         s, c = lg.settings, lg.counts
         kind = "balanced" if s.get("schedule") == "balanced" else f"round robin ×{s.get('rounds', 1)}"
+        if s.get("gauntlet"):
+            kind = f"gauntlet of {s['gauntlet']}, {kind}"
+        if s.get("until_separated"):
+            kind += ", until separated"
         if s.get("duplicate"):
             kind += ", duplicate"
-        if lg.done:
+        if lg.done and not _grows(ledger, lg):
             state = "complete"
         else:
             state = f"open: {c['running']} running, {c['scheduled']} scheduled"
@@ -487,8 +538,15 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
     s = info.settings
     st = standings(results, s.get("bots"))
     if fmt == "json":
-        sys.stdout.write(json.dumps({"league": info.to_json(), "standings": st.to_json()}, ensure_ascii=False,
-                                    indent=1) + "\n")
+        doc = {"league": info.to_json(), "standings": st.to_json()}
+        if s.get("gauntlet"):
+            from dataclasses import asdict
+            from cardarena.ratings.standings import gauntlet
+            doc["gauntlet"] = [asdict(line) for line in gauntlet(results, s["gauntlet"])]
+        if s.get("until_separated"):
+            from ..league import until_separated
+            doc["until_separated"] = until_separated(s, results).to_json(results)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         return
     c = info.counts
     lines = [f"league {info.id}: {info.game}, {len(s.get('bots') or [])} bots, tables of {s.get('seats')}, "
@@ -504,7 +562,7 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
     commands = s.get("commands") or {}
     lines.append("bots: " + ", ".join(f"{b} ({commands.get(b) or 'connects itself'})" for b in s.get("bots") or []))
     progress = f"progress: {c['finished']}/{info.total} finished, {c['failed']} failed, {c['running']} running, {c['scheduled']} scheduled"
-    if not info.done:
+    if not info.done or _grows(ledger, info):
         progress += f" (interrupted or in progress: `cardarena league resume {info.id}` goes on)"
     lines.append(progress)
     lines.append(f"created {info.created_at.isoformat(timespec='seconds')}")
@@ -521,3 +579,4 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
         out.print("duplicate sets (one deal in every seat rotation; a set ranks its bots by mean place once complete):",
                   markup=False)
         out.print(format_duplicate(st, max_sets=sets), markup=False)
+    _gauntlet_and_separation(s, results)
