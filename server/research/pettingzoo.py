@@ -79,9 +79,17 @@ ids. ``render_mode="ansi"`` returns that text; ``"human"`` prints it (and does s
 
 Parallel play
 =============
-No parallel environment is offered: no game is simultaneous throughout (Sixth Card's row
-choices, C7 and C9, are one seat's, every other game is turn by turn), so
-``metadata["is_parallelizable"]`` is False and PettingZoo's ``aec_to_parallel`` does not apply.
+``parallel_env(game, players=…, …)`` is the same match as a PettingZoo ``ParallelEnv``: each
+``step(actions)`` takes one id from every seat in ``to_act()`` (Sixth Card's sealed card
+choice: every seat at once) and applies them together; the ids of the other agents, whose
+masks are all 0, are ignored and may be left out. It suits Sixth Card and SCOUT's flip; in the
+turn-based steps (Sixth Card's row choices, C7 and C9, and every step of the other games) one
+agent acts and the rest wait, so the AEC environment is the natural one there, and
+``metadata["is_parallelizable"]`` is False (PettingZoo's ``aec_to_parallel`` assumes every
+agent acts in every cycle). An illegal id of a seat to act ends the match as
+``TerminateIllegalWrapper`` does in :func:`env`: −1 for each offender, 0 for everybody else.
+Rewards, seeds, observations and render are those of the AEC environment.
+
 """
 from __future__ import annotations
 
@@ -92,15 +100,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces as gym_spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from cardarena.server.games import Game, Result, new_game
 
 from . import spaces
 
-__all__ = ["CardArenaEnv", "IllegalActionId", "env", "raw_env", "place_rewards", "score_rewards",
-           "score_scale"]
+__all__ = ["CardArenaEnv", "CardArenaParallelEnv", "IllegalActionId", "env", "parallel_env", "raw_env",
+           "place_rewards", "score_rewards", "score_scale"]
 
 REWARDS = ("place", "score")
 
@@ -234,14 +242,12 @@ class CardArenaEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._queue[0]
-        actions, _, index, _ = self._decision(seat)
-        try:
-            i = index[int(action)]
-        except (KeyError, TypeError, ValueError):
-            raise IllegalActionId(f"{self.game_id}: seat {seat} has no legal action with id {action!r} now") from None
+        i = _legal_index(self, seat, action)
+        if i is None:
+            raise IllegalActionId(f"{self.game_id}: seat {seat} has no legal action with id {action!r} now")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self._pending[seat] = actions[i]
+        self._pending[seat] = self._decision(seat)[0][i]
         self._queue.pop(0)
         if self._queue:  # a sealed step: wait for the others, reveal nothing
             self.agent_selection = self.possible_agents[self._queue[0]]
@@ -255,12 +261,12 @@ class CardArenaEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _end(self) -> None:
-        result = self.game.result()
-        if self.reward_kind == "place":
-            rewards = place_rewards(result)
-        else:
-            rewards = score_rewards(result, score_scale(self.game_id, self.options))
+    def _end(self, rewards: list[float] | None = None) -> None:
+        """Every agent terminated with its reward: by default the finished match's."""
+        if rewards is None and self.reward_kind == "place":
+            rewards = place_rewards(self.game.result())
+        elif rewards is None:
+            rewards = score_rewards(self.game.result(), score_scale(self.game_id, self.options))
         for seat, agent in enumerate(self.possible_agents):
             self.rewards[agent] = rewards[seat]
             self.terminations[agent] = True
@@ -321,6 +327,79 @@ def env(game: str, players: int, render_mode: str | None = None, reward: str = "
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+class CardArenaParallelEnv(ParallelEnv):
+    """One cardarena game as a PettingZoo parallel environment over :class:`CardArenaEnv`
+    (see "Parallel play" in the module docstring)."""
+
+    def __init__(self, game: str, players: int, render_mode: str | None = None,
+                 reward: str = "place", **options: Any):
+        self.aec = CardArenaEnv(game, players, reward=reward, **options)
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.metadata = self.aec.metadata
+        self.possible_agents = self.aec.possible_agents
+        self.observation_spaces = self.aec.observation_spaces
+        self.action_spaces = self.aec.action_spaces
+        self.agents = []
+
+    def observation_space(self, agent: str) -> gym_spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym_spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:]
+        if self.render_mode == "human":
+            self.render()
+        return {a: self.aec.observe(a) for a in self.agents}, {a: {} for a in self.agents}
+
+    def step(self, actions: Mapping[str, int]):
+        aec = self.aec
+        agents = self.agents
+        seats = list(aec._queue)
+        offenders = [s for s in seats if _legal_index(aec, s, actions.get(agents[s])) is None]
+        if offenders:  # the match ends here, as TerminateIllegalWrapper ends it
+            aec._end([-1.0 if s in offenders else 0.0 for s in range(len(agents))])
+        else:
+            for s in seats:
+                aec.step(actions[agents[s]])
+        out = ({a: aec.observe(a) for a in agents}, dict(aec.rewards), dict(aec.terminations),
+               dict(aec.truncations), {a: {} for a in agents})
+        if all(aec.terminations.values()):
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return out
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode (use 'ansi' or 'human')")
+            return None
+        if self.render_mode == "human":
+            print(self.aec.text())
+            return None
+        return self.aec.text()
+
+    def close(self) -> None:
+        pass
+
+
+def parallel_env(game: str, players: int, render_mode: str | None = None, reward: str = "place",
+                 **options: Any) -> ParallelEnv:
+    """The parallel environment of ``game`` at ``players`` seats with the game's ``options``."""
+    return CardArenaParallelEnv(game, players, render_mode=render_mode, reward=reward, **options)
+
+
+def _legal_index(aec: CardArenaEnv, seat: int, action: Any) -> int | None:
+    try:
+        return aec._decision(seat)[2].get(int(action))
+    except (TypeError, ValueError):
+        return None
 
 
 def _copy_space(space: gym_spaces.Dict) -> gym_spaces.Dict:

@@ -1,5 +1,6 @@
-"""The PettingZoo environments (cardarena.research.pettingzoo): PettingZoo's own api_test and
-seed_test on every game and every player count, and what the module docstring promises: the
+"""The PettingZoo environments (cardarena.research.pettingzoo): PettingZoo's own api_test,
+seed_test and (on the parallel environment) parallel_api_test on every game and every player
+count, and what the module docstring promises: the parallel environment plays the AEC match, the
 sealed choice (Sixth Card C4, SCOUT's flip O2) reveals nothing before the last seat chose, only
 seats in ``to_act()`` are ever selected, rewards come at the end (place- and score-based), the
 same seed gives the same match, render() tells it in words, an illegal id is refused.
@@ -13,11 +14,11 @@ import random
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from cardarena.research import spaces
-from cardarena.research.pettingzoo import (CardArenaEnv, IllegalActionId, env, place_rewards,
-                                           score_scale)
+from cardarena.research.pettingzoo import (CardArenaEnv, IllegalActionId, env, parallel_env,
+                                           place_rewards, score_scale)
 from cardarena.server.games import Result, get as get_game, new_game
 
 # PettingZoo's api_test warns of every Dict observation ({observation, action_mask}) unless the
@@ -86,6 +87,52 @@ def test_pettingzoo_api_test(game_id, players):
 def test_pettingzoo_seed_test(game_id, players):
     """PettingZoo's own seed_test: two environments reset with one seed run the same way."""
     seed_test(lambda: _env(game_id, players), num_cycles=100)
+
+
+@pytest.mark.parametrize("game_id,players", TABLES)
+def test_pettingzoo_parallel_api_test(game_id, players):
+    """PettingZoo's own parallel_api_test on the parallel environment."""
+    parallel_api_test(parallel_env(game_id, players, **SHORT[game_id]), num_cycles=200)
+
+
+@pytest.mark.parametrize("game_id,players", ONE_EACH + [pytest.param("sixth-card", 6, id="sixth-card-6")])
+def test_the_parallel_env_plays_the_aec_match_with_the_same_ids(game_id, players):
+    """Given the ids the AEC agents chose (seat order within a step), the parallel environment
+    applies each step's choices together and reaches the same end with the same rewards; the
+    ids of agents not to act (mask all 0) are ignored."""
+    rng = random.Random(4)
+    e = _env(game_id, players)
+    e.reset(seed=8)
+    chosen = []
+    for agent in e.agent_iter():
+        obs, _, terminated, *_ = e.last()
+        if not terminated:
+            chosen.append(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        e.step(None if terminated else chosen[-1])
+    p = parallel_env(game_id, players, **SHORT[game_id])
+    obs, _ = p.reset(seed=8)
+    ids = iter(chosen)
+    while p.agents:
+        acting = [a for a in p.agents if obs[a]["action_mask"].any()]
+        actions = {a: next(ids) if a in acting else 0 for a in p.agents}
+        obs, rewards, terminations, truncations, _ = p.step(actions)
+        assert not any(truncations.values())
+    assert next(ids, None) is None
+    assert all(terminations.values())
+    assert p.aec.game.state_json() == e.unwrapped.game.state_json()
+    assert [rewards[a] for a in p.possible_agents] == pytest.approx(place_rewards(e.unwrapped.game.result()))
+
+
+def test_an_illegal_id_in_the_parallel_env_ends_the_match_minus_one_for_its_agent():
+    """As TerminateIllegalWrapper in env(): every seat terminated, −1 for the offender."""
+    p = parallel_env("sixth-card", 3, rounds=1)
+    obs, _ = p.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["seat_1"]["action_mask"] == 0)[0])
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in p.agents}
+    actions["seat_1"] = illegal
+    _, rewards, terminations, _, _ = p.step(actions)
+    assert rewards == {"seat_0": 0, "seat_1": -1, "seat_2": 0}
+    assert all(terminations.values()) and not p.agents
 
 
 @pytest.mark.parametrize("game_id,players", TABLES)
