@@ -64,7 +64,7 @@ Observations
 ============
 ``make_py_observer`` gives the observer of every string and tensor: the tensor is
 ``codec.observe(view(seat))`` (its parts in ``dict`` by the codec's ``layout()``), the string is
-the view in words, a line a key. Both are built from ``view(seat)`` alone, so they hold nothing
+the view, a line a key with its value as JSON (``rows: [{"cards":["10♦"],"points":3},…]``). Both are built from ``view(seat)`` alone, so they hold nothing
 the seat may not know (the conformance suite checks the view is unchanged by
 ``resample_hidden``). The information state is the view too: the view keeps the public history
 a good player remembers (DESIGN.md), so it is perfect recall as far as the view remembers (an
@@ -91,7 +91,7 @@ import pyspiel
 from cardarena.server.games import Game, games, new_game
 
 from . import spaces
-from .pettingzoo import _words, place_rewards
+from .pettingzoo import place_rewards
 
 __all__ = ["CardArenaGame", "CardArenaState", "game_name", "game_type", "length_bound",
            "load", "state_for", "DEFAULT_PLAYERS", "DEFAULT_SEEDS", "SIMULTANEOUS_GAMES",
@@ -143,6 +143,11 @@ def length_bound(game_id: str, players: int, options: Mapping[str, Any], turn_ba
     if game_id == "three-thirteen":
         return opts["rounds"] * THREE_THIRTEEN_TURNS * 2
     raise KeyError(f"no length bound for {game_id!r}")
+
+
+def _json(value: Any) -> str:
+    """A view's value (or an action JSON) on one line, cards as their text ("7♠")."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _param_default(value: Any) -> Any:
@@ -236,7 +241,7 @@ class _Match:
     demand). OpenSpiel clones a Python state by deep-copying its attributes; this copies the
     engine with its own ``copy()`` (cheaper than deepcopy) and drops the cache."""
 
-    __slots__ = ("game", "engine", "sealed", "length", "legal")
+    __slots__ = ("game", "engine", "sealed", "length", "legal", "views", "texts")
 
     def __init__(self, game: CardArenaGame, engine: Game | None = None, sealed: dict | None = None,
                  length: int = 0):
@@ -245,6 +250,12 @@ class _Match:
         self.sealed: dict[int, Any] = sealed or {}  # seat → engine action, not yet revealed
         self.length = length
         self.legal: dict[int, dict[int, Any]] = {}  # seat → {id: engine action}
+        self.views: dict[int, dict] = {}  # seat → its view, and its view in words (on demand)
+        self.texts: dict[int, str] = {}
+
+    def changed(self) -> None:
+        """The engine or the sealed choices moved on: forget what was built from them."""
+        self.legal, self.views, self.texts = {}, {}, {}
 
     def __deepcopy__(self, memo) -> "_Match":
         engine = None if self.engine is None else self.engine.copy()
@@ -322,12 +333,12 @@ class CardArenaState(pyspiel.State):
         if m.engine is None:
             g = self._game
             m.engine = new_game(g.game_id, g.players, int(action), g.options)
-            m.legal = {}
+            m.changed()
             return
         seat = self.current_player()
         chosen = self._engine_action(seat, action)
         m.length += 1
-        m.legal = {}
+        m.changed()
         if len(m.engine.to_act()) == 1:
             m.engine.apply({seat: chosen})
             return
@@ -340,7 +351,7 @@ class CardArenaState(pyspiel.State):
         m = self._m
         chosen = {s: self._engine_action(s, actions[s]) for s in m.engine.to_act()}
         m.length += 1
-        m.legal = {}
+        m.changed()
         m.engine.apply(chosen)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -349,7 +360,7 @@ class CardArenaState(pyspiel.State):
         chosen = self._legal_map(player).get(action) if player >= 0 else None
         if chosen is not None:
             return self._m.engine.action_label(chosen)
-        return _words(self._game.codec.action_json_of(action))  # an id not legal here: its JSON
+        return _json(self._game.codec.action_json_of(action))  # an id not legal here: its JSON
 
     # ----- the end ----------------------------------------------------------------------------
     def returns(self) -> list[float]:
@@ -360,22 +371,31 @@ class CardArenaState(pyspiel.State):
 
     # ----- what a seat knows ------------------------------------------------------------------
     def view(self, seat: int) -> dict | None:
-        """``view(seat)`` of the engine (``None`` before the deal)."""
-        engine = self._m.engine
-        return None if engine is None else engine.view(seat)
+        """``view(seat)`` of the engine (``None`` before the deal); built once a step."""
+        m = self._m
+        if m.engine is None:
+            return None
+        view = m.views.get(seat)
+        if view is None:
+            view = m.views[seat] = m.engine.view(seat)
+        return view
 
     def view_text(self, seat: int) -> str:
-        """The seat's view in words, a line a key; with ``turn_based``, which seats have
-        chosen in the sealed step (and this seat's own choice)."""
+        """The seat's view, a line a key (``hand: ["7♠","9♥"]``: its JSON, cards as their text);
+        with ``turn_based``, which seats have chosen in the sealed step (and this seat's own
+        choice, in words)."""
         m = self._m
         if m.engine is None:
             return "before the deal"
-        lines = [f"{key}: {_words(value)}" for key, value in m.engine.view(seat).items()]
-        if m.sealed:
-            lines.append("sealed: seats " + " ".join(map(str, sorted(m.sealed))) + " have chosen")
-            if seat in m.sealed:
-                lines.append("chosen: " + m.engine.action_label(m.sealed[seat]))
-        return "\n".join(lines)
+        text = m.texts.get(seat)
+        if text is None:
+            lines = [f"{key}: {_json(value)}" for key, value in self.view(seat).items()]
+            if m.sealed:
+                lines.append("sealed: seats " + " ".join(map(str, sorted(m.sealed))) + " have chosen")
+                if seat in m.sealed:
+                    lines.append("chosen: " + m.engine.action_label(m.sealed[seat]))
+            text = m.texts[seat] = "\n".join(lines)
+        return text
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "CardArenaState":
         """A state ``player_id`` cannot tell from this one: the engine's ``resample_hidden``
@@ -389,7 +409,7 @@ class CardArenaState(pyspiel.State):
             return new
         rng = random.Random(int(probability_sampler() * 2**53))
         m.engine = m.engine.resample_hidden(player_id, rng)
-        m.legal = {}
+        m.changed()
         for seat in m.sealed:
             if seat != player_id:
                 m.sealed[seat] = rng.choice(m.engine.legal_actions(seat))
