@@ -65,13 +65,17 @@ def evidence(outcomes: Iterable[int], bets: Sequence[float] = BETS) -> Iterable[
     (each side started with ½, shared equally among ``bets``); their sum is the evidence."""
     up = [0.5 / len(bets)] * len(bets)
     down = list(up)
+    win, lose = [1 + lam for lam in bets], [1 - lam for lam in bets]
     for d in outcomes:
-        if d not in (-1, 0, 1):
+        if d == 1:
+            up = [c * f for c, f in zip(up, win)]
+            down = [c * f for c, f in zip(down, lose)]
+        elif d == -1:
+            up = [c * f for c, f in zip(up, lose)]
+            down = [c * f for c, f in zip(down, win)]
+        elif d != 0:
             raise ValueError(f"a paired outcome is -1, 0 or +1, not {d!r}")
-        for k, lam in enumerate(bets):
-            up[k] *= 1 + lam * d
-            down[k] *= 1 - lam * d
-        yield math.fsum(up), math.fsum(down)
+        yield sum(up), sum(down)
 
 
 def betting_test(outcomes: Sequence[int], alpha: float, bets: Sequence[float] = BETS) -> tuple[int, int | None, float]:
