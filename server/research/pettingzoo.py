@@ -29,7 +29,8 @@ Turns, and the sealed simultaneous choices
 ==========================================
 The engine's ``to_act()`` drives the order. When it names one seat, that agent is
 ``agent_selection``. When it names several (Sixth Card's sealed card choice, C4; SCOUT's flip
-before a round, O2), those agents act one after another in seat order; the environment holds
+before a round, O2), those agents act one after another in the order ``to_act()`` lists them
+(seat order); the environment holds
 each choice and applies them all together (one ``game.apply``) when the last has chosen. Until
 then nothing changes: every observation is still built from ``game.view(seat)`` of the state
 before the step, which shows no pending choice, so a seat choosing later in the step cannot see
@@ -111,6 +112,7 @@ __all__ = ["CardArenaEnv", "CardArenaParallelEnv", "IllegalActionId", "env", "pa
            "place_rewards", "score_rewards", "score_scale"]
 
 REWARDS = ("place", "score")
+RENDER_MODES = (None, "human", "ansi")
 
 
 class IllegalActionId(ValueError):
@@ -152,8 +154,7 @@ class CardArenaEnv(AECEnv):
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        _check_render_mode(render_mode)
         self.codec = spaces.codec(game, players, options)
         self.game_id = game
         self.players = players
@@ -163,13 +164,11 @@ class CardArenaEnv(AECEnv):
         self.metadata = {"name": f"cardarena_{game.replace('-', '_')}", "render_modes": ["human", "ansi"],
                          "is_parallelizable": False}
         self.possible_agents = [f"seat_{s}" for s in range(players)]
-        obs_space = gym_spaces.Dict({
+        # one space object per agent, always the same one (api_test checks), seeded on its own
+        self.observation_spaces = {a: gym_spaces.Dict({
             "observation": gym_spaces.Box(-np.inf, np.inf, self.codec.observation_shape, np.float32),
             "action_mask": gym_spaces.Box(0, 1, (self.codec.num_actions,), np.int8),
-        })
-        # one space object per agent (api_test checks identity; each can be seeded on its own)
-        self.observation_spaces = {a: obs_space if i == 0 else _copy_space(obs_space)
-                                   for i, a in enumerate(self.possible_agents)}
+        }) for a in self.possible_agents}
         self.action_spaces = {a: gym_spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
         self._no_actions = np.zeros(self.codec.num_actions, dtype=np.int8)
         self._no_actions.flags.writeable = False
@@ -274,14 +273,7 @@ class CardArenaEnv(AECEnv):
 
     # ----- words ----------------------------------------------------------------------------
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode (use 'ansi' or 'human')")
-            return None
-        text = self.text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return _render(self.render_mode, self.text)
 
     def text(self, agent: str | None = None) -> str:
         """The match in words as ``agent`` (default: the seat to act) sees it now."""
@@ -336,8 +328,7 @@ class CardArenaParallelEnv(ParallelEnv):
     def __init__(self, game: str, players: int, render_mode: str | None = None,
                  reward: str = "place", **options: Any):
         self.aec = CardArenaEnv(game, players, reward=reward, **options)
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        _check_render_mode(render_mode)
         self.render_mode = render_mode
         self.metadata = self.aec.metadata
         self.possible_agents = self.aec.possible_agents
@@ -377,13 +368,7 @@ class CardArenaParallelEnv(ParallelEnv):
         return out
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode (use 'ansi' or 'human')")
-            return None
-        if self.render_mode == "human":
-            print(self.aec.text())
-            return None
-        return self.aec.text()
+        return _render(self.render_mode, self.aec.text)
 
     def close(self) -> None:
         pass
@@ -395,15 +380,27 @@ def parallel_env(game: str, players: int, render_mode: str | None = None, reward
     return CardArenaParallelEnv(game, players, render_mode=render_mode, reward=reward, **options)
 
 
+def _check_render_mode(render_mode: str | None) -> None:
+    if render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+
+
+def _render(render_mode: str | None, text) -> str | None:
+    """``text()`` returned (ansi) or printed (human); a warning without a render mode."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() was called without a render_mode (use 'ansi' or 'human')")
+        return None
+    if render_mode == "human":
+        print(text())
+        return None
+    return text()
+
+
 def _legal_index(aec: CardArenaEnv, seat: int, action: Any) -> int | None:
     try:
         return aec._decision(seat)[2].get(int(action))
     except (TypeError, ValueError):
         return None
-
-
-def _copy_space(space: gym_spaces.Dict) -> gym_spaces.Dict:
-    return gym_spaces.Dict({k: gym_spaces.Box(s.low, s.high, s.shape, s.dtype) for k, s in space.spaces.items()})
 
 
 def _words(value: Any) -> str:
