@@ -22,7 +22,7 @@ from cardarena.research.pettingzoo import (CardArenaEnv, IllegalActionId, env, p
 from cardarena.server.games import Result, get as get_game, new_game
 
 # PettingZoo's api_test warns of every Dict observation ({observation, action_mask}) unless the
-# env is one of its own classic games (its env_obs_dicts list); the mask is the documented layout
+# env is one of its own classic games (its env_obs_dicts list), whose action masks come the same way
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be"),
     pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
@@ -61,7 +61,8 @@ def _env(game_id, players, **kw):
 
 def _play(e, rng, check=None):
     """Play the environment to the end with random legal ids; ``check(e)`` before every step of
-    a live agent. Nobody is ever truncated. Returns each agent's reward on every step it was told one."""
+    a live agent. Nobody is ever truncated. Returns each agent's reward on every step it was
+    told one."""
     told = {a: [] for a in e.possible_agents}
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, _ = e.last()
