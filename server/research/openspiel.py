@@ -38,8 +38,8 @@ Sixth Card (C4: the card choice) and SCOUT (O2: the whole-hand flip) have sealed
 steps: their games are ``SIMULTANEOUS``, ``current_player()`` is ``SIMULTANEOUS`` where every
 seat chooses at once and the seat itself where one seat acts (Sixth Card's row choices, SCOUT's
 turns); ``apply_actions`` takes one id a seat. Unsorted, Scouting and Three Thirteen are
-``SEQUENTIAL``. With ``turn_based=true`` a sealed step is asked seat by seat, lowest seat first,
-and nothing is revealed until the last seat has chosen (the others' choices stay out of every
+``SEQUENTIAL``. With ``turn_based=true`` a sealed step is asked seat by seat, seat 0 first and
+then leftwards (:func:`state_for` can start at another seat), and nothing is revealed until the last seat has chosen (the others' choices stay out of every
 string and tensor, as in the PettingZoo environment); the game is then ``SEQUENTIAL``, which
 OpenSpiel's IS-MCTS needs. ``pyspiel.convert_to_turn_based`` does the same, but its states
 cannot be resampled, so IS-MCTS cannot search them.
@@ -236,17 +236,18 @@ class CardArenaGame(pyspiel.Game):
 
 
 class _Match:
-    """What a state holds: its game, the engine game (``None`` before the deal), the sealed choices made so
-    far of a ``turn_based`` step, the decisions taken, and each seat's legal ids (built on
+    """What a state holds: its game, the engine game (``None`` before the deal), the seat a
+    ``turn_based`` step asks first and the sealed choices made so far, the decisions taken, and each seat's legal ids (built on
     demand). OpenSpiel clones a Python state by deep-copying its attributes; this copies the
     engine with its own ``copy()`` (cheaper than deepcopy) and drops the cache."""
 
-    __slots__ = ("game", "engine", "sealed", "length", "legal", "views", "texts")
+    __slots__ = ("game", "engine", "lead", "sealed", "length", "legal", "views", "texts")
 
-    def __init__(self, game: CardArenaGame, engine: Game | None = None, sealed: dict | None = None,
-                 length: int = 0):
+    def __init__(self, game: CardArenaGame, engine: Game | None = None, lead: int = 0,
+                 sealed: dict | None = None, length: int = 0):
         self.game = game  # shared by every clone
         self.engine = engine
+        self.lead = lead  # turn_based: the seat asked first in a sealed step, then to its left
         self.sealed: dict[int, Any] = sealed or {}  # seat → engine action, not yet revealed
         self.length = length
         self.legal: dict[int, dict[int, Any]] = {}  # seat → {id: engine action}
@@ -259,15 +260,15 @@ class _Match:
 
     def __deepcopy__(self, memo) -> "_Match":
         engine = None if self.engine is None else self.engine.copy()
-        return _Match(self.game, engine, dict(self.sealed), self.length)
+        return _Match(self.game, engine, self.lead, dict(self.sealed), self.length)
 
 
 class CardArenaState(pyspiel.State):
     """A match in progress: the engine game and the OpenSpiel bookkeeping around it."""
 
-    def __init__(self, game: CardArenaGame, engine: Game | None = None):
+    def __init__(self, game: CardArenaGame, engine: Game | None = None, lead: int = 0):
         super().__init__(game)
-        self._m = _Match(game, engine)
+        self._m = _Match(game, engine, lead)
 
     @property
     def _game(self) -> CardArenaGame:
@@ -280,9 +281,14 @@ class CardArenaState(pyspiel.State):
         return self._m.engine
 
     def _to_act(self) -> tuple[int, ...]:
-        """The seats that still have to choose now (the sealed ones left out)."""
+        """The seats that still have to choose now (the sealed ones left out), from the lead
+        seat leftwards."""
         m = self._m
-        return tuple(s for s in m.engine.to_act() if s not in m.sealed)
+        seats = [s for s in m.engine.to_act() if s not in m.sealed]
+        if m.lead and len(seats) > 1:
+            n = m.engine.players
+            seats.sort(key=lambda s: (s - m.lead) % n)
+        return tuple(seats)
 
     def current_player(self) -> int:
         m = self._m
@@ -461,13 +467,15 @@ def load(game_id: str, players: int, options: Mapping[str, Any] | None = None, *
     return _load(game_name(game_id), tuple(sorted({"players": players, **opts, **params}.items())))
 
 
-def state_for(engine: Game, **params: Any) -> CardArenaState:
+def state_for(engine: Game, lead: int = 0, **params: Any) -> CardArenaState:
     """An OpenSpiel state of the registered game around an existing engine game (after its
     deal: the state's ``history()`` is empty, and the engine is played on, not copied). The game
-    is loaded with the engine's player count and options and ``params`` (``turn_based`` for
-    IS-MCTS on Sixth Card or SCOUT)."""
+    is loaded with the engine's player count and options and ``params`` (``turn_based=True``
+    for IS-MCTS on Sixth Card or SCOUT). ``lead``: the seat a ``turn_based`` sealed step asks
+    first (then leftwards), so a state made for seat ``s``'s sealed decision has ``s`` to act,
+    nothing chosen yet, as the referee asks it."""
     game = load(engine.id, engine.players, engine.options, **params)
-    return CardArenaState(game, engine)
+    return CardArenaState(game, engine, lead)
 
 
 def _register() -> None:
