@@ -79,8 +79,8 @@ def test_the_hand_and_what_others_know_of_it_sit_at_the_documented_slots():
     hand = own[start["hand"]:start["hand"] + c.max_hand * FACES].reshape(c.max_hand, FACES)
     assert [int(row.argmax()) for row in hand[:6]] == [0, 7, 13, 14, 1, 12]   # Jo 7 Stop Draw A Q
     assert hand[len(game.hands[seat]):].sum() == 0
-    other = c.observe(game.view(0))           # seat 2 is seat 0's block 2
-    block = start["seat_known"] + 2 * c.max_hand * FACES
+    other = c.observe(game.view(1))           # seat 2 is seat 1's block 1 (one to its left)
+    block = start["seat_known"] + 1 * c.max_hand * FACES
     known = other[block:block + c.max_hand * FACES].reshape(c.max_hand, FACES)
     assert known[1, 7] == 1 and known.sum() == 1
 
