@@ -172,10 +172,7 @@ class ShowScoutCodec(Codec):
     def _cards(self, at: int, cards, idx: list[int]) -> None:
         """The cells of ``cards`` laid slot by slot from ``at`` (unknown cards stay 0)."""
         F, cells = self.WIDTH, self.CELLS
-        for i, c in enumerate(cards):
-            if c != UNKNOWN:
-                base = at + i * F
-                idx.extend(base + x for x in cells[c])
+        idx += [at + i * F + x for i, c in enumerate(cards) if c != UNKNOWN for x in cells[c]]
 
     def observe(self, view: Mapping) -> np.ndarray:
         st, n, M, C = self._start, self.players, self.max_hand, self.LONGEST_SHOW
