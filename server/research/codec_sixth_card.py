@@ -103,6 +103,7 @@ class SixthCardCodec(Codec):
         self._blank = np.zeros(at, dtype=np.float32)
         self._blank[0] = n / 10
         self._blank[1] = self.decks / 2
+        self._copy = np.float32(1.0 / self.decks)
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -122,49 +123,52 @@ class SixthCardCodec(Codec):
         return [(name, self._start[name], size) for name, size in self._parts]
 
     def observe(self, view: Mapping) -> np.ndarray:
-        out = self._blank.copy()
+        # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
+        # parts and flags), scalars with their values, and every copy of a card (add.at adds
+        # twins up; a copy counts 1 / decks)
         st, n, code = self._start, self.players, CODE
         me = view["seat"]
-        copy = 1.0 / self.decks
-        scale = 1.0 / self.options["end_score"]
-        # indices of every "copies" slot (one entry per copy: bincount adds twins up)
-        idx = [st["hand"] + code[c] for c in view["hand"]]
         phase = view["phase"]
-        out[st["phase"] + PHASES.index(phase)] = 1.0
-        out[st["clock"]] = view["round"] / 10
-        out[st["clock"] + 1] = view["turn"] / 10
-        out[st["dealer"] + (view["dealer"] - me) % n] = 1.0
+        ones = [st["phase"] + PHASES.index(phase), st["dealer"] + (view["dealer"] - me) % n]
+        at = [st["clock"], st["clock"] + 1]
+        val = [view["round"] / 10, view["turn"] / 10]
+        start = st["hand"]
+        copies = [start + code[c] for c in view["hand"]]
         base, end, length, points = st["row_cards"], st["row_end"], st["row_length"], st["row_points"]
         for i, row in enumerate(view["rows"]):
             cards = row["cards"]
-            idx.extend(base + i * CARDS + code[c] for c in cards)
             if cards:
-                out[end + i * CARDS + code[cards[-1]]] = 1.0
-            out[length + i] = len(cards) / ROW_LIMIT
-            out[points + i] = row["points"] / 25
-        played, pile = st["played"], st["pile"]
+                start = base + i * CARDS
+                copies += [start + code[c] for c in cards]
+                ones.append(end + i * CARDS + code[cards[-1]])
+            at += (length + i, points + i)
+            val += (len(cards) / ROW_LIMIT, row["points"] / 25)
+        played, pile, pts, totals = st["played"], st["pile"], st["points"], st["totals"]
+        scale = 1.0 / self.options["end_score"]
         seats = view["seats"]
         for k in range(n):
             info = seats[(me + k) % n]
-            off = k * CARDS
-            idx.extend(played + off + code[c] for c in info["played"])
-            idx.extend(pile + off + code[c] for c in info["pile"])
-            out[st["points"] + k] = info["points"] * scale
-            out[st["totals"] + k] = info["total"] * scale
+            start = played + k * CARDS
+            copies += [start + code[c] for c in info["played"]]
+            if info["pile"]:
+                start = pile + k * CARDS
+                copies += [start + code[c] for c in info["pile"]]
+            at += (pts + k, totals + k)
+            val += (info["points"] * scale, info["total"] * scale)
         if phase == "row":
-            idx.extend(st["to_place"] + code[p["card"]] for p in view["to_place"])
+            start = st["to_place"]
+            copies += [start + code[p["card"]] for p in view["to_place"]]
             rev = st["revealed"]
-            for p in view["revealed"]:
-                out[rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]]] = 1.0
-            out[st["choice_card"] + code[view["choice_card"]]] = 1.0
+            ones += [rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]] for p in view["revealed"]]
+            ones.append(st["choice_card"] + code[view["choice_card"]])
             if view["chooser"] >= 0:
-                out[st["chooser"] + (view["chooser"] - me) % n] = 1.0
-            reason = view["choice_reason"]
-            if reason:
-                out[st["choice_reason"] + REASONS.index(reason)] = 1.0
-        counts = np.bincount(np.array(idx, dtype=np.intp), minlength=self.size)
-        out += counts.astype(np.float32) * np.float32(copy)
+                ones.append(st["chooser"] + (view["chooser"] - me) % n)
+            if view["choice_reason"]:
+                ones.append(st["choice_reason"] + REASONS.index(view["choice_reason"]))
+        out = self._blank.copy()
+        out[ones] = 1.0
+        out[at] = val
+        np.add.at(out, np.array(copies, dtype=np.intp), self._copy)
         return out
-
 
 CODEC = SixthCardCodec

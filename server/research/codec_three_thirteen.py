@@ -90,8 +90,10 @@ CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
 SUIT: dict[str, int] = {s: i for i, s in enumerate(SUIT_SYMBOLS)}
 RANK: dict[str, int] = {t: r for r, t in enumerate(
     ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], 1)}
-#: the copies-weighted parts (bincount adds the copies up, then they are scaled per card)
+#: the parts that count copies of cards, each copy scaled by the copies of its card in the game
 _COPIES = ("hand", "pile", "discards", "taken", "table")
+#: the parts that count melds (scaled by the decks)
+_MELDS = ("table_sets", "table_runs")
 
 
 class ThreeThirteenCodec(Codec):
@@ -125,8 +127,11 @@ class ThreeThirteenCodec(Codec):
         per_card[JOKER] = 1.0 / (2 * self.decks)
         self._copy_scale = np.zeros(at, dtype=np.float32)
         for name, size in self._parts:
+            start = self._start[name]
             if name in _COPIES:
-                self._copy_scale[self._start[name]:self._start[name] + size] = np.tile(per_card, size // CODES)
+                self._copy_scale[start:start + size] = np.tile(per_card, size // CODES)
+            elif name in _MELDS:
+                self._copy_scale[start:start + size] = 1.0 / self.decks
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -150,61 +155,62 @@ class ThreeThirteenCodec(Codec):
         return [(name, self._start[name], size) for name, size in self._parts]
 
     def observe(self, view: Mapping) -> np.ndarray:
-        out = self._blank.copy()
+        # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
+        # parts and flags), scalars with their values, and every copy of a card (add.at adds
+        # them up and _copy_scale scales them; the table's melds count there too)
         st, n, code = self._start, self.players, CODE
         me = view["seat"]
         rnd = view["round"]
-        out[st["round"] + rnd - 1] = 1.0
-        wild = st["wild_cards"]
-        wild_rank = rnd + 2                              # R2
-        out[wild + (wild_rank - 1) * 4:wild + wild_rank * 4] = 1.0
-        out[wild + JOKER] = 1.0
-        out[st["phase"] + PHASES.index(view["phase"])] = 1.0
+        wild = st["wild_cards"] + (rnd + 1) * 4           # R2: rank rnd + 2, codes from (rank-1)*4
+        ones = [st["round"] + rnd - 1, wild, wild + 1, wild + 2, wild + 3, st["wild_cards"] + JOKER,
+                st["phase"] + PHASES.index(view["phase"]),
+                st["dealer"] + (view["dealer"] - me) % n]
         if view["turn"] >= 0 and view["phase"] != "over":
-            out[st["turn"] + (view["turn"] - me) % n] = 1.0
-        out[st["dealer"] + (view["dealer"] - me) % n] = 1.0
+            ones.append(st["turn"] + (view["turn"] - me) % n)
         if view["taken_card"]:
-            out[st["taken_card"] + code[view["taken_card"]]] = 1.0
-        out[st["stock"]] = view["stock_size"] / self.cards
-        out[st["stock"] + 1] = view["rebuilds"] / 2
-        # indices of every copies slot, one entry per copy (the pile and the discards can be
-        # long: a round with rebuilds puts hundreds of cards on the pile, so numpy takes them)
-        card = code.__getitem__
-        idx = [st["hand"] + card(c) for c in view["hand"]]
+            ones.append(st["taken_card"] + code[view["taken_card"]])
+        if view["gone_out"] >= 0:
+            ones.append(st["gone_out"] + (view["gone_out"] - me) % n)
+        at = [st["stock"], st["stock"] + 1]
+        val = [view["stock_size"] / self.cards, view["rebuilds"] / 2]
+        copies = [st["hand"] + code[c] for c in view["hand"]]
         pile = view["discard_pile"]
         if pile:
-            out[st["pile_top"] + card(pile[-1])] = 1.0
-        discards = view["discards"]
-        by = np.array(view["discarded_by"], dtype=np.intp)
-        d = np.fromiter(map(card, discards), dtype=np.intp, count=len(discards))
-        out[st["upcard"] + d[by < 0]] = 1.0
-        laid = by >= 0
-        bulk = [np.fromiter(map(card, pile), dtype=np.intp, count=len(pile)) + st["pile"],
-                st["discards"] + ((by[laid] - me) % n) * CODES + d[laid]]
-        taken = st["taken"]
+            ones.append(st["pile_top"] + code[pile[-1]])
+            start = st["pile"]
+            copies += [start + code[c] for c in pile]
+        upcard, start = st["upcard"], st["discards"]
+        for c, by in zip(view["discards"], view["discarded_by"]):
+            if by < 0:
+                ones.append(upcard + code[c])
+            else:
+                copies.append(start + ((by - me) % n) * CODES + code[c])
+        taken, size, melded, last, totals = (st["taken"], st["hand_size"], st["melded"],
+                                             st["last_turn"], st["totals"])
         seats = view["seats"]
         for k in range(n):
             info = seats[(me + k) % n]
-            idx.extend(taken + k * CODES + code[c] for c in info["taken"])
-            out[st["hand_size"] + k] = info["hand_size"] / MAX_HAND
-            out[st["melded"] + k] = info["melded"]
-            out[st["last_turn"] + k] = info["last_turn"]
-            out[st["totals"] + k] = info["total"] / 100
-        if view["gone_out"] >= 0:
-            out[st["gone_out"] + (view["gone_out"] - me) % n] = 1.0
+            if info["taken"]:
+                copies += [taken + k * CODES + code[c] for c in info["taken"]]
+            at += (size + k, totals + k)
+            val += (info["hand_size"] / MAX_HAND, info["total"] / 100)
+            if info["melded"]:
+                ones.append(melded + k)
+            if info["last_turn"]:
+                ones.append(last + k)
         table, sets, runs = st["table"], st["table_sets"], st["table_runs"]
-        per_meld = 1.0 / self.decks
         for m in view["melds"]:
-            idx.extend(table + code[c] for c in m["cards"])
+            copies += [table + code[c] for c in m["cards"]]
             if m["kind"] == "run":
-                at = runs + SUIT[m["suit"]] * RANKS - 1
-                out[at + m["low"]:at + m["high"] + 1] += per_meld
+                first = runs + SUIT[m["suit"]] * RANKS - 1
+                copies.extend(range(first + m["low"], first + m["high"] + 1))
             else:
-                out[sets + RANK[m["rank"]] - 1] += per_meld
-        bulk.append(np.array(idx, dtype=np.intp))
-        counts = np.bincount(np.concatenate(bulk), minlength=self.size)
-        out += counts * self._copy_scale
+                copies.append(sets + RANK[m["rank"]] - 1)
+        out = self._blank.copy()
+        out[ones] = 1.0
+        out[at] = val
+        copies = np.array(copies, dtype=np.intp)
+        np.add.at(out, copies, self._copy_scale[copies])
         return out
-
 
 CODEC = ThreeThirteenCodec
