@@ -27,7 +27,8 @@ Seats are relative to the observer: seat block ``k`` is the seat ``k`` places to
 observer (``(view.seat + k) % N``), so block 0 is always the observing seat and a policy is
 independent of where it sits. Card blocks are 52 wide, indexed by ladder code; a "copies" value
 is the number of copies of that card divided by the number of decks (1 = every copy there is).
-Values lie in [0, 1] except the points, scaled by ``end_score`` (a total may pass it by the end).
+Values lie in [0, 1] except the points, scaled by ``end_score`` (a total may pass it by the end),
+and the round (round 11 and later pass 1).
 
 ================  =====  =========================================================================
 name              size   value

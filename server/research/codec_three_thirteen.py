@@ -35,7 +35,9 @@ relative to the observer: seat block ``k`` is the seat ``k`` places to the left 
 where it sits. Card blocks are 53 wide, indexed by code (the joker last); a "copies" value is the
 number of copies of that card divided by the copies in the game (``decks`` of each standard card,
 ``2 × decks`` jokers), so 1 = every copy there is. Values lie in [0, 1] except the totals
-(scaled by 100; a long game passes it).
+(scaled by 100; a long game passes it) and the melds counted per place, which may pass 1: one
+deck's four 7s make two sets of 7s with two wilds, and a wild may stand on a run's place that
+another run of the suit holds.
 
 ==============  =====  ===========================================================================
 name            size   value
