@@ -53,19 +53,19 @@ then of its other value (10), so a hand slot also shows what a flip or a turn wo
 ===============  ==========  ================================================================
 name             size        value
 ===============  ==========  ================================================================
-hand             M × F       slot ``i``: the card at hand position ``i`` (in hand order: shows
+hand             M×F         slot ``i``: the card at hand position ``i`` (in hand order: shows
                              are adjacent cards)
-table            C × F       the active show's cards in table order (its ends: the scouts)
-table_info       N + 4       owner's relative seat one-hot (N); kind one-hot (single, set,
+table            C×F         the active show's cards in table order (its ends: the scouts)
+table_info       N+4         owner's relative seat one-hot (N); kind one-hot (single, set,
                              run); cards / C
-seat_known       N × M × F   per relative seat: its scouted cards, the way up they lie, at
+seat_known       N×M×F       per relative seat: its scouted cards, the way up they lie, at
                              their positions (cards never seen stay 0)
-seat_state       N × 10      per relative seat: hand size / M, captured / T, Scout chips / T,
+seat_state       N×10        per relative seat: hand size / M, captured / T, Scout chips / T,
                              Scout & Show used, hand turned (SCOUT), score / T, round's start
                              seat, to act, owner of the show, shows this round / 10 (capped);
                              a game's score may pass ±1 (it adds up N rounds)
-round_scores     N × N       per relative seat, its score of each finished round / T
-shown            N × V       per relative seat: the values it showed this round / 4 (Scouting:
+round_scores     N×N         per relative seat, its score of each finished round / T
+shown            N×V         per relative seat: the values it showed this round / 4 (Scouting:
                              4 cards a value) or / 9 (SCOUT); a card shown again after a
                              scout counts again
 clock            6           phase one-hot (``flip``, ``play``, ``over``); round / rounds;

@@ -57,21 +57,21 @@ so block 0 is always the observing seat.
 ===============  ============  ==========================================================
 name             size          value
 ===============  ============  ==========================================================
-hand             L × F         slot ``i``: one-hot face of the card at hand position ``i``
+hand             L×F           slot ``i``: one-hot face of the card at hand position ``i``
 drawn_card       F             phase ``draw``, own view: one-hot face of the card to place
-seat_known       N × L × F     per relative seat: faces known to all, at their positions
+seat_known       N×L×F         per relative seat: faces known to all, at their positions
                                (spares taken; "" elsewhere stays 0)
-seat_spares      N × 2 × F     per relative seat: one-hot face of each spare still there
-seat_state       N × 9         per relative seat: chips / 3, hand size / L, out, acted this
+seat_spares      N×2×F         per relative seat: one-hot face of each spare still there
+seat_state       N×9           per relative seat: chips / 3, hand size / L, out, acted this
                                round, leader, to act, drawer, still to act, lost last deal
-plays            N × (N+25)    this round's plays in order (a round has at most N: each seat
+plays            N×(N+25)      this round's plays in order (a round has at most N: each seat
                                acts once): relative seat one-hot (N), kind one-hot (7,
                                Stop and Draw included), number / 12, position / L, cards as
                                face counts / 3 (F), is the highest
 bar              6             the highest combination: kind one-hot (5), number / 12
 discard          F             faces on the discard pile / copies in the deck (4; 2 jokers,
                                2 Stop, 2 Draw)
-seat_history     N × (F+2)     per relative seat, this deal's earlier rounds: faces played /
+seat_history     N×(F+2)       per relative seat, this deal's earlier rounds: faces played /
                                4, rounds won / 10 (capped at 1), cards drawn / 6
 clock            10            phase one-hot (``play``, ``draw``, ``over``); deal / (chips
                                in the game + 1); round / 54; draw pile / its size after the

@@ -7,7 +7,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from codec_checks import check_decision
+from codeckit import documented_parts, documented_size
 
+from cardarena.research import codec_show_scout
 from cardarena.research.codec_show_scout import largest_hand
 from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
@@ -112,8 +115,7 @@ def test_a_hand_at_the_bound_scouts_into_every_position_below_the_last_ids(game_
     _set_hand(game, 0, cards[3:])
     assert len(game.hands[0]) == c.max_hand - 1 == largest_hand(3, 12) - 1
     legal = [game.action_json(a) for a in game.legal_actions(0)]
-    ids = c.ids(legal)
-    assert len(set(ids)) == len(ids) and max(ids) < c.num_actions
+    check_decision(c, legal)
     last = max(j["scout"]["position"] for j in legal if "scout" in j)
     assert last == c.max_hand - 1
     game.apply({0: game.legal_actions(0)[c.pick(legal, c.action_id(
@@ -177,12 +179,22 @@ def test_every_legal_action_has_its_own_id_and_pick_finds_it(game_id, players):
             acts = {}
             for seat in game.to_act():
                 legal = game.legal_actions(seat)
-                js = [game.action_json(a) for a in legal]
-                ids = c.ids(js)
-                assert len(set(ids)) == len(ids) and max(ids) < c.num_actions, js
-                for index, (i, j) in enumerate(zip(ids, js)):
-                    (key, fields), = c.action_json_of(i).items()
-                    assert all(j[key][f] == v for f, v in fields.items()), (i, j)
-                    assert c.pick(js, i) == index
+                check_decision(c, [game.action_json(a) for a in legal])
                 acts[seat] = rng.choice(legal)
             game.apply(acts)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_docstring_table_is_the_layout(game_id, players):
+    """The module docstring's observation table, its sizes evaluated, is layout() part by part."""
+    c = codec(game_id, players)
+    letters = {"N": players, "M": c.max_hand, "C": c.LONGEST_SHOW, "F": c.WIDTH, "V": c.VALUES}
+    table = [(name, documented_size(size, **letters)) for name, size in documented_parts(codec_show_scout)]
+    assert table == [(name, length) for name, _, length in c.layout()]
+
+
+def test_num_actions_are_the_documented_figures():
+    """Scouting M × (C + 4), SCOUT M × (C + 8) + 2, M = 34 / 41 / 41 with 3 / 4 / 5 players."""
+    assert [codec("scouting", n).num_actions for n in (3, 4, 5)] == [544, 656, 656]
+    assert [codec("scout", n).num_actions for n in (3, 4, 5)] == [614, 740, 740]

@@ -6,7 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from codec_checks import check_decision
+from codeckit import documented_parts, documented_size
 
+from cardarena.research import codec_unsorted
 from cardarena.research.codec_unsorted import FACES, largest_hand
 from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
@@ -156,11 +159,20 @@ def test_every_legal_action_has_its_own_id_and_pick_finds_it(players, options):
         while not game.is_over():
             seat = game.to_act()[0]
             acts = game.legal_actions(seat)
-            legal = [game.action_json(a) for a in acts]
-            ids = c.ids(legal)
-            assert len(set(ids)) == len(ids) and max(ids) < c.num_actions, legal
-            for index, (i, j) in enumerate(zip(ids, legal)):
-                (key, fields), = c.action_json_of(i).items()
-                assert all(j[key][f] == v for f, v in fields.items()), (i, j)
-                assert c.pick(legal, i) == index
+            check_decision(c, [game.action_json(a) for a in acts])
             game.apply({seat: rng.choice(acts)})
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_docstring_table_is_the_layout(players):
+    """The module docstring's observation table, its sizes evaluated, is layout() part by part."""
+    c = codec("unsorted", players)
+    letters = {"N": players, "L": c.max_hand, "F": FACES}
+    table = [(name, documented_size(size, **letters)) for name, size in documented_parts(codec_unsorted)]
+    assert table == [(name, length) for name, _, length in c.layout()]
+
+
+def test_num_actions_are_the_documented_figures():
+    """65 L ids: 1105 with 3–4 players (L = 17), 910 with 5 (L = 14); options add none."""
+    assert [codec("unsorted", n).num_actions for n in (3, 4, 5)] == [1105, 1105, 910]
+    assert codec("unsorted", 5, {"long_game": True, "max_deals": 2}).num_actions == 910
