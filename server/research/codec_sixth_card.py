@@ -135,7 +135,8 @@ class SixthCardCodec(Codec):
         val = [view["round"] / 10, view["turn"] / 10]
         start = st["hand"]
         copies = [start + code[c] for c in view["hand"]]
-        base, end, length, points = st["row_cards"], st["row_end"], st["row_length"], st["row_points"]
+        base, end = st["row_cards"], st["row_end"]
+        length, points = st["row_length"], st["row_points"]
         for i, row in enumerate(view["rows"]):
             cards = row["cards"]
             if cards:
@@ -160,7 +161,8 @@ class SixthCardCodec(Codec):
             start = st["to_place"]
             copies += [start + code[p["card"]] for p in view["to_place"]]
             rev = st["revealed"]
-            ones += [rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]] for p in view["revealed"]]
+            ones += [rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]]
+                     for p in view["revealed"]]
             ones.append(st["choice_card"] + code[view["choice_card"]])
             if view["chooser"] >= 0:
                 ones.append(st["chooser"] + (view["chooser"] - me) % n)

@@ -1,8 +1,10 @@
-"""Helpers of the codec tests: the observation table a codec module's docstring documents.
+"""Helpers of the codec tests: the observation table a codec module's docstring documents, and
+the slots of a tensor's parts.
 
-``documented_parts(module)`` reads the table under the docstring's ``Observation`` heading (the
-first column the part's name, the second its size, written with the codec's own letters such
-as ``N×52``); ``documented_size(expr, N=...)`` evaluates a size.
+``documented_layout(module, N=4)`` reads the table under the docstring's ``Observation`` heading
+(the first column the part's name, the second its size, written with the codec's own letters
+such as ``N×52``) and gives each part's size with the letters bound; ``slot(codec, part, k)`` is
+the flat index of a part's entry ``k``, ``part(codec, obs, name)`` the part's values.
 """
 from __future__ import annotations
 
@@ -27,9 +29,27 @@ def documented_parts(module) -> list[tuple[str, str]]:
     return parts
 
 
+def documented_layout(module, **letters: int) -> list[tuple[str, int]]:
+    """(name, size) of every part the docstring documents, its letters bound to ``letters``."""
+    return [(name, documented_size(size, **letters)) for name, size in documented_parts(module)]
+
+
+def slot(codec, part: str, k: int = 0) -> int:
+    """The flat index of entry ``k`` of a layout part."""
+    start, length = {name: (s, n) for name, s, n in codec.layout()}[part]
+    assert 0 <= k < length, f"{part} has {length} entries, not {k + 1}"
+    return start + k
+
+
+def part(codec, obs, name: str):
+    """The values of one layout part of a flat tensor."""
+    start, length = {n: (s, k) for n, s, k in codec.layout()}[name]
+    return obs[start:start + length]
+
+
 def documented_size(expr: str, **letters: int) -> int:
     """``"N×52"`` with N=4 → 208: a size of the table, its letters bound to numbers."""
     text = expr.replace("×", "*")
     if not re.fullmatch(r"[\w*+() ]+", text):
         raise ValueError(f"not a size: {expr!r}")
-    return int(eval(text, {"__builtins__": {}}, letters))  # noqa: S307 (a size formula of our own docstring)
+    return int(eval(text, {"__builtins__": {}}, letters))  # noqa: S307 (our docstring's formula)

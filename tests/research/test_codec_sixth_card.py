@@ -12,7 +12,7 @@ from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
 from cardarena.server.games.cards import parse_cards
 
-from codeckit import documented_parts, documented_size
+from codeckit import documented_layout, part, slot
 
 ANNA, BEN, CARLA, DAN = range(4)
 EXAMPLE_ROWS = ["8♥", "9♠ 10♣ J♦ Q♥ Q♠", "2♣", "7♦"]
@@ -28,13 +28,6 @@ def example():
     g.apply({s: ("play", parse_cards(c)[0]) for s, c in enumerate(("J♠", "K♣", "A♥", "7♠"))})
     assert g.to_act() == (CARLA,)
     return g
-
-
-def slot(c, part: str, k: int = 0) -> int:
-    """The flat index of entry ``k`` of a layout part."""
-    start, length = {name: (s, n) for name, s, n in c.layout()}[part]
-    assert 0 <= k < length
-    return start + k
 
 
 def test_card_ids_are_the_ladder_and_rows_follow():
@@ -128,15 +121,12 @@ def test_penalty_piles_and_points_after_the_example():
     assert obs[slot(c, "points", 1)] == pytest.approx(13 / 66)
     assert obs[slot(c, "totals", 2)] == pytest.approx(1 / 66)
     assert obs[slot(c, "phase", 0)] == 1.0
-    for part in ("revealed", "to_place", "choice_card", "chooser", "choice_reason"):
-        start, length = slot(c, part), dict((n, k) for n, _, k in c.layout())[part]
-        assert not obs[start:start + length].any(), f"{part} is set outside a row choice"
+    for name in ("revealed", "to_place", "choice_card", "chooser", "choice_reason"):
+        assert not part(c, obs, name).any(), f"{name} is set outside a row choice"
 
 
 @pytest.mark.parametrize("players", range(2, 11))
 def test_the_docstring_table_is_the_layout(players):
     c = codec("sixth-card", players)
-    assert [(name, documented_size(size, N=players)) for name, size in documented_parts(module)] \
-        == [(name, length) for name, _, length in c.layout()]
-    assert c.observation_shape == (sum(n for _, _, n in c.layout()),)
+    assert documented_layout(module, N=players) == [(name, n) for name, _, n in c.layout()]
     assert np.all(c.observe(new_game("sixth-card", players, 1).view(0)) <= 1.0)

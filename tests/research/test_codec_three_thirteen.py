@@ -13,7 +13,7 @@ from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
 from cardarena.server.games.cards import CARD_TEXT, parse_cards
 
-from codeckit import documented_parts, documented_size
+from codeckit import documented_layout, part, slot
 
 CODE = module.CODE
 
@@ -34,12 +34,6 @@ def hand_at(players: int, round: int, hand: str, seat: int = 0, phase: str = "di
 
 def legal_json(g) -> list[dict]:
     return [g.action_json(a) for a in g.legal_actions(g.turn)]
-
-
-def slot(c, part: str, k: int = 0) -> int:
-    start, length = {name: (s, n) for name, s, n in c.layout()}[part]
-    assert 0 <= k < length
-    return start + k
 
 
 def test_ids_draw_discard_go_out_by_card():
@@ -95,7 +89,7 @@ def test_taken_card_wild_cards_and_relative_seats_at_their_slots():
     view = g.view(2)
     obs = c.observe(view)
     on = lambda part, k=0: obs[slot(c, part, k)]  # noqa: E731
-    wild = [k for k in range(53) if on("wild_cards", k)]
+    wild = part(c, obs, "wild_cards").nonzero()[0].tolist()
     assert wild == [CODE[t] for t in ("4♣", "4♦", "4♥", "4♠", "Jo")]
     assert on("round", 1) == 1.0 and on("phase", 1) == 1.0
     assert on("taken_card", CODE["7♦"]) == 1.0 and on("taken", CODE["7♦"]) == 0.5  # 2 decks
@@ -105,7 +99,7 @@ def test_taken_card_wild_cards_and_relative_seats_at_their_slots():
     # seat 0 sees the same card two places to its left, and no taken card of its own
     seen = c.observe(g.view(0))
     assert seen[slot(c, "taken", 2 * 53 + CODE["7♦"])] == 0.5
-    assert not seen[slot(c, "taken_card"):slot(c, "taken_card") + 53].any()
+    assert not part(c, seen, "taken_card").any()
 
 
 def test_the_table_after_going_out():
@@ -115,9 +109,9 @@ def test_the_table_after_going_out():
     g = hand_at(2, 1, "5♠ 6♠ 7♠ K♦")
     g.apply({0: ("go_out", CODE["K♦"])})
     obs = c.observe(g.view(1))
-    spades = slot(c, "table_runs", 3 * 13)
-    assert obs[spades:spades + 13].tolist() == [0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]
-    assert [k for k in range(53) if obs[slot(c, "table", k)]] == [CODE[t] for t in ("5♠", "6♠", "7♠")]
+    spades = part(c, obs, "table_runs")[3 * 13:]
+    assert spades.tolist() == [0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    assert part(c, obs, "table").nonzero()[0].tolist() == [CODE[t] for t in ("5♠", "6♠", "7♠")]
     assert obs[slot(c, "gone_out", 1)] == 1.0 and obs[slot(c, "melded", 1)] == 1.0
     assert obs[slot(c, "last_turn", 0)] == 1.0 and obs[slot(c, "turn", 0)] == 1.0
     assert obs[slot(c, "discards", 53 + CODE["K♦"])] == 1.0
@@ -126,6 +120,4 @@ def test_the_table_after_going_out():
 @pytest.mark.parametrize("players", range(2, 9))
 def test_the_docstring_table_is_the_layout(players):
     c = codec("three-thirteen", players)
-    assert [(name, documented_size(size, N=players)) for name, size in documented_parts(module)] \
-        == [(name, length) for name, _, length in c.layout()]
-    assert c.observation_shape == (sum(n for _, _, n in c.layout()),)
+    assert documented_layout(module, N=players) == [(name, n) for name, _, n in c.layout()]
