@@ -48,7 +48,7 @@ A flat float32 vector. ``N`` seats, relative to the observer (block ``k`` is the
 places to the left, ``(view.seat + k) % N``; block 0 is the observing seat). A card is ``F``
 wide: Scouting 12, the one-hot of its value; SCOUT 20, the one-hot of its active value (10)
 then of its other value (10), so a hand slot also shows what a flip or a turn would make of it.
-``V`` values (12, 10); ``T`` = N × H, the cards in play, scales the points.
+``V`` values (12, 10); ``P`` = N × H, the cards in play, scales the points.
 
 ===============  ==========  ================================================================
 name             size        value
@@ -60,11 +60,11 @@ table_info       N+4         owner's relative seat one-hot (N); kind one-hot (si
                              run); cards / C
 seat_known       N×M×F       per relative seat: its scouted cards, the way up they lie, at
                              their positions (cards never seen stay 0)
-seat_state       N×10        per relative seat: hand size / M, captured / T, Scout chips / T,
-                             Scout & Show used, hand turned (SCOUT), score / T, round's start
+seat_state       N×10        per relative seat: hand size / M, captured / P, Scout chips / P,
+                             Scout & Show used, hand turned (SCOUT), score / P, round's start
                              seat, to act, owner of the show, shows this round / 10 (capped);
                              a game's score may pass ±1 (it adds up N rounds)
-round_scores     N×N         per relative seat, its score of each finished round / T
+round_scores     N×N         per relative seat, its score of each finished round / P
 shown            N×V         per relative seat: the values it showed this round / 4 (Scouting:
                              4 cards a value) or / 9 (SCOUT); a card shown again after a
                              scout counts again

@@ -113,7 +113,11 @@ KINDS = len(KIND_NAME)          # the plays' kinds, Stop and Draw included
 PHASES = ("play", "draw", "over")
 SEAT_STATE = 9
 ROUND_BOUND = 54
-STOP_BLOCK, DRAW_BLOCK, SPARE_BLOCK, PLACE_BLOCK = 60, 61, 62, 64   # × L
+#: the id blocks after the plays' (× L): Stop, Draw, the two spares, the drawn card
+STOP_BLOCK = PER_POSITION
+DRAW_BLOCK = STOP_BLOCK + 1
+SPARE_BLOCK = DRAW_BLOCK + 1
+PLACE_BLOCK = SPARE_BLOCK + 2
 
 
 def largest_hand(players: int) -> int:
@@ -128,7 +132,7 @@ class UnsortedCodec(Codec):
         super().__init__(players, options)
         n = players
         L = self.max_hand = largest_hand(n)
-        self.num_actions = 65 * L
+        self.num_actions = (PLACE_BLOCK + 1) * L   # 65 L
         dealt = L - 7
         self.pile_after_deal = 54 - n * (dealt + 2)
         self.chips_in_game = n * (3 if n < 5 or self.options["long_game"] else 2)
