@@ -4,7 +4,10 @@ recompute``, which rebuilds it from the recorded matches.
 A ``--db`` that is a SQLite file is read with the plain driver (``cardarena.ratings.table``:
 no SQLAlchemy, SQLModel or Alembic, most of a new process's time otherwise); an SQLAlchemy URL,
 or a file that read refuses (another schema version, a damaged file), opens the ledger as every
-other command does, which answers or says why not in its own words."""
+other command does, which answers or says why not in its own words.
+
+``ratings --explain BOT [--game G] [--last N]`` opens the ledger and explains BOT's last rated
+matches (:mod:`cardarena.ratings.explain`, imported only on that path)."""
 
 import sys
 import time
@@ -12,21 +15,28 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import DbOpt, ServerOpt, out, ratings_app
-from .common import _count_bar, admin_stub, caption, check_game, ledger_file, read_ledger, rpc
+from .app import CliError, DbOpt, ServerOpt, out, ratings_app
+from .common import _count_bar, admin_stub, caption, check_game, ledger_file, ledger_name, read_ledger, rpc
 
 
 @ratings_app.callback(invoke_without_command=True)
 def ratings(ctx: typer.Context,
             game: Annotated[Optional[str], typer.Option("--game", help="Only this game.")] = None,
             fmt: Annotated[str, typer.Option("--format", help="table, json, csv or markdown")] = "table",
+            explain: Annotated[Optional[str], typer.Option(
+                "--explain", metavar="BOT",
+                help="Each recent rated match of BOT: places, opponents, the rating change and why.")] = None,
+            last: Annotated[int, typer.Option("--last", help="With --explain: this many matches, newest first.")] = 10,
             db: DbOpt = "cardarena.db", server: ServerOpt = None):
     """The rating table: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place.
 
-    `cardarena ratings recompute` rebuilds it from the recorded matches.
+    `cardarena ratings --explain BOT` tells what each of BOT's recent rated matches did to its
+    rating, and why. `cardarena ratings recompute` rebuilds the table from the recorded matches.
     """
     if ctx.invoked_subcommand is not None:
         return
+    if explain is not None:
+        return _explain(explain, game, last, fmt, db, server)
     from cardarena.ratings.report import format_ratings
     from cardarena.ratings.table import RatingRow
     if fmt not in ("table", "json", "csv", "markdown"):
@@ -48,6 +58,36 @@ def ratings(ctx: typer.Context,
         sys.stdout.write(text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _explain(bot: str, game: str | None, last: int, fmt: str, db: str, server: str | None) -> None:
+    """``ratings --explain BOT``: the explanations of :mod:`cardarena.ratings.explain` (imported
+    here: the plain table stays light), as text or JSON."""
+    if fmt not in ("table", "json"):
+        raise typer.BadParameter("--explain prints table or json", param_hint="--format")
+    if server:
+        raise typer.BadParameter("--explain reads a ledger: give --db, not --server", param_hint="--explain")
+    if last < 1:
+        raise typer.BadParameter(f"must be at least 1, not {last}", param_hint="--last")
+    if game:
+        check_game(game)
+    import json
+
+    from cardarena.ratings import LedgerError
+    from cardarena.ratings.explain import explain_all, format_text, read
+    ledger = read_ledger(db)
+    try:
+        explanations = explain_all(read(ledger, bot, game, last), bot)
+    except LedgerError as e:
+        raise CliError(f"{e} in the ledger {ledger_name(ledger)}") from None
+    if fmt == "json":
+        sys.stdout.write(json.dumps([e.to_json() for e in explanations], ensure_ascii=False, indent=1) + "\n")
+        return
+    caption(ledger, f"the last {last} rated matches of {bot}" + (f" in {game}" if game else ""))
+    if not explanations:
+        sys.stdout.write(f"{bot} has no rated matches" + (f" of {game}" if game else "") + "\n")
+        return
+    sys.stdout.write(format_text(explanations) + "\n")
 
 
 def _ledger_ratings(db: str, game: str | None):
