@@ -1,7 +1,7 @@
 """Three Thirteen: eleven rounds of rummy, 3 to 13 cards, a new wild rank every round.
 
 The rules engine of ``three-thirteen``. Rules text: ``server/games/rules/three-thirteen.en.txt``
-(shared/rules/three-thirteen.en.txt); where it is silent, the rulings R1–R10 of
+(shared/rules/three-thirteen.en.txt); where it is silent, the rulings R1–R11 of
 shared/RULINGS.md decide. The melding itself (which cards form which sets and runs, and the
 lay-offs) is done by the referee with the solver in :mod:`.melds`.
 
@@ -69,6 +69,12 @@ Rulings applied
 * R10 defaults: draw from the stock; discard the highest card that is not wild (the highest by
   points, then by card code; if every card that may be discarded is wild, the highest of those)
   — in a last turn too. The default never goes out.
+* R11 cap: a round in which nobody has gone out after 150 turns a seat (``TURNS_PER_SEAT``,
+  300 turns at 2 seats, 1200 at 8) ends there, scored as R9's cap: every seat scores its whole
+  hand (``round_end`` reason ``"turns"``). R9 alone does not end every round: seats that keep
+  taking from the discard pile never empty the stock. Play that tries to go out never comes
+  near it (the example heuristic's longest round in 18 matches: 48 turns at 8 seats); random
+  play's longest seen, 1054 turns at 8 seats, ended at R9 first.
 
 Decided here, where RULINGS is silent: the cards a seat took from the discard pile are public
 until they leave its hand; when it discards or lays down a card identical to one of them, the
@@ -113,7 +119,7 @@ seats             per seat ``{"seat", "hand_size", "taken": cards taken from the
                   held, "total", "melded": laid down this round, "last_turn": still to take it}``
 melds             the table: ``{"seat", "kind", "cards", "laid_by", "rank", "suit", "low",
                   "high", "naturals", "wilds"}``
-round_scores      per finished round ``{"round", "points": [by seat], "reason": "out"/"cap"}``
+round_scores      per finished round ``{"round", "points": [by seat], "reason": "out"/"cap"/"turns"}`` (R9, R11)
 gone_out          the seat that went out this round, or -1; last_turns: seats still to take their
                   last turn, next first
 ================  ===============================================================================
@@ -152,6 +158,7 @@ from .melds import RUN, Meld, arrange, card_points, extend, going_out_discards
 DRAW, DISCARD, OVER = "draw", "discard", "over"
 STOCK, PILE = "stock", "discard_pile"
 MAX_REBUILDS = 2  # R9: a third rebuild ends the round
+TURNS_PER_SEAT = 150  # R11: a round ends after this many turns a seat
 
 #: the actions, built once
 DRAW_STOCK = ("draw", STOCK)
@@ -162,7 +169,9 @@ GO_OUT_CARD: tuple[tuple[str, int], ...] = tuple(("go_out", c) for c in range(53
 
 class ThreeThirteen(Game):
     id = "three-thirteen"
-    engine_version = 2  # 2: runs of one span in different suits are no twins; a last turn lays down first
+    #: 2: runs of one span in different suits are no twins; a last turn lays down first.
+    #: 3: R11, a round ends after 150 turns a seat.
+    engine_version = 3
     title = "Three Thirteen"
     summary = ("Eleven rounds of rummy: 3 cards in the first, 13 in the last, and the number "
                "dealt is wild. Draw, discard, go out with sets and runs; the fewest points win.")
@@ -201,6 +210,8 @@ class ThreeThirteen(Game):
         self.turn = 0
         self.phase = DRAW
         self.rebuilds = 0
+        self.round_turns = 1                            # turns begun this round (R11)
+        self.turn_cap = TURNS_PER_SEAT * n
         self.gone_out = -1
         self.last_turns: list[int] = []                 # seats still to take their last turn
         self.melded = [False] * n
@@ -239,6 +250,7 @@ class ThreeThirteen(Game):
         self.turn = first
         self.phase = DRAW
         self.rebuilds = 0
+        self.round_turns = 1
         self.gone_out = -1
         self.last_turns = []
         self.melded = [False] * n
@@ -397,13 +409,18 @@ class ThreeThirteen(Game):
                              "layoffs": layoffs, "cards_left": len(hand) - 1}))  # after the discard
 
     def _next_turn(self, events: list[Event]) -> None:
-        """The next seat draws (R6: the next last turn), or the round ends; R9 at the draw."""
+        """The next seat draws (R6: the next last turn), or the round ends; R9 at the draw, R11
+        before a turn past the cap (the last turns after a seat went out are never cut)."""
         if self.gone_out >= 0:
             if not self.last_turns:
                 self._end_round("out", events)
                 return
             self.turn = self.last_turns[0]
         else:
+            if self.round_turns >= self.turn_cap:
+                self._end_round("turns", events)
+                return
+            self.round_turns += 1
             self.turn = (self.turn + 1) % self.players
         self.phase = DRAW
         if not self.stock:
@@ -513,7 +530,7 @@ class ThreeThirteen(Game):
             "discards": list(self.discards), "discarded_by": list(self.discarded_by),
             "taken": [[T[c] for c in t] for t in self.taken],
             "just_taken": T[self.just_taken] if self.just_taken >= 0 else "",
-            "rebuilds": self.rebuilds, "gone_out": self.gone_out,
+            "rebuilds": self.rebuilds, "round_turns": self.round_turns, "gone_out": self.gone_out,
             "last_turns": list(self.last_turns), "melded": list(self.melded),
             "melds": [self._meld_json(t) for t in range(len(self.table))],
             "totals": list(self.totals),
@@ -615,7 +632,8 @@ class ThreeThirteen(Game):
                          else f"melds nothing and keeps {left} card{'' if left == 1 else 's'}")
             return f"seat {data['seat']} " + ", ".join(parts)
         if kind == "round_end":
-            why = "" if data["reason"] == "out" else " (the stock ran out a third time)"
+            why = {"out": "", "cap": " (the stock ran out a third time)",
+                   "turns": f" (the cap: {TURNS_PER_SEAT} turns a seat)"}.get(data["reason"], "")
             pts = ", ".join(f"seat {s} {p} ({t})"
                             for s, (p, t) in enumerate(zip(data["points"], data["totals"])))
             return f"round {data['round']} ends{why}; points (totals): {pts}"

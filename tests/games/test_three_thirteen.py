@@ -787,6 +787,30 @@ def test_R9_random_games_finish_every_round():
     assert {e["reason"] for e in ends} <= {"out", "cap"}
 
 
+def _pile_taker(decision) -> int:
+    """Takes from the discard pile whenever it may, then discards the first card it may: the
+    stock is never drawn, so R9 never ends the round."""
+    kinds = [a.get("draw") for a in decision.actions_json]
+    if "discard_pile" in kinds:
+        return kinds.index("discard_pile")
+    discards = [i for i, a in enumerate(decision.actions_json) if "discard" in a]
+    return discards[0] if discards else 0
+
+
+def test_R11_a_round_nobody_goes_out_of_ends_after_150_turns_a_seat():
+    """R11: seats that only ever take the discard pile never empty the stock (R9 never comes);
+    the round ends after 150 turns a seat and every seat scores its whole hand. The match ends
+    (without R11 this match does not: it loops)."""
+    for players in (2, 3):
+        rec = play_match("three-thirteen", [_pile_taker] * players, seed=5, options={"rounds": 2})
+        ends = [e.data for _, e in rec.log if e.data["type"] == "round_end"]
+        assert [e["round"] for e in ends] == [1, 2]
+        assert {e["reason"] for e in ends} == {"turns"}
+        takes = [e for _, e in rec.log if e.data["type"] == "take"]
+        assert len(takes) == 2 * 150 * players        # a turn takes once: 150 turns a seat, 2 rounds
+        assert not [e for _, e in rec.log if e.data["type"] == "draw"]
+
+
 # ----- R10: defaults -----------------------------------------------------------------------------
 def test_R10_defaults_draw_from_the_stock_and_discard_the_highest_non_wild():
     """R10: draw from the stock; discard the highest card that is not wild (in a last turn too);
