@@ -19,13 +19,18 @@ It is a uniform determinization, not a posterior one: it does not weigh the deal
 likely the other seats' past choices made them (no inference about their hands); that is left
 to the search that uses it.
 
-Games: ``sixth-card`` (the league game). The others raise :class:`NotImplementedError` naming
-the game (their views keep what is needed, their engines' state is richer: a later change).
+Games: ``sixth-card`` (the league game) and ``three-thirteen``. The others (``unsorted``,
+``scouting``, ``scout``) raise :class:`NotImplementedError` naming the game (a later change).
 
 Rulings the rebuild relies on (shared/RULINGS.md): Sixth Card C3 (one or two decks, twins),
 C4 (a turn's cards stay sealed until all have chosen: the other hands in phase ``choose`` hold
 as many cards as the seat's), C6–C9 (which rows a pending choice offers, recomputed from the
-rows and the waiting card), C10 (penalty piles are public), C12 (the dealer).
+rows and the waiting card), C10 (penalty piles are public), C12 (the dealer). Three Thirteen
+R1 (decks by players), R2 (the wild rank), R5 (the card just taken from the discard pile may
+not be discarded: the view names it only to its taker, so for the seat to act it is inferred
+as the last discard when that is the last card the seat took; with several decks a twin taken
+earlier and still held can be mistaken for it), R6/R7 (the melds on the table and who laid
+their cards), R9 (rebuilds of the stock).
 """
 from __future__ import annotations
 
@@ -111,8 +116,69 @@ def _sixth_card_choices(rows: list[list[int]], card: int, reason: str) -> tuple[
     return tuple(i for i, r in enumerate(rows) if r[-1] == best)
 
 
+# ----- Three Thirteen ---------------------------------------------------------------------------
+def _three_thirteen(view: Mapping, rng: random.Random, options: Mapping[str, Any] | None) -> Game:
+    from cardarena.server.games import three_thirteen as tt
+    from cardarena.server.games.cards import SUIT_SYMBOLS, rank_text
+    from cardarena.server.games.melds import RUN, Meld
+
+    rank = {rank_text(r): r for r in range(1, 14)}
+    n, seat = view["players"], view["seat"]
+    if options is None:
+        options = {k: view[k] for k in ("rounds", "joker_points")}
+    game = tt.ThreeThirteen(n, rng.getrandbits(63), options)
+    game.round, game.dealer, game.turn, game.phase = view["round"], view["dealer"], view["turn"], view["phase"]
+    game.wild = rank[view["wild_rank"]]
+    game.rebuilds, game.gone_out = view["rebuilds"], view["gone_out"]
+    game.last_turns = list(view["last_turns"])
+    game.pile = _codes(view["discard_pile"])
+    game.pile_text = list(view["discard_pile"])
+    game.discards, game.discarded_by = list(view["discards"]), list(view["discarded_by"])
+    seats = view["seats"]
+    game.taken = [_codes(s["taken"]) for s in seats]
+    game.melded = [s["melded"] for s in seats]
+    game.totals = [s["total"] for s in seats]
+    game.round_scores = [(r["round"], tuple(r["points"]), r["reason"]) for r in view["round_scores"]]
+    game.table = []
+    for m in view["melds"]:
+        run = m["kind"] == RUN
+        key = SUIT_SYMBOLS.index(m["suit"]) if run else rank[m["rank"]]
+        meld = Meld(m["kind"], key, m["low"] if run else key, tuple(_codes(m["cards"])))
+        game.table.append((meld, m["seat"], tuple(m["laid_by"])))
+    game.just_taken = _CODE[view["taken_card"]] if view["taken_card"] else -1
+    turn = game.turn
+    if game.phase == tt.DISCARD and turn != seat and game.taken[turn] and view["discards"]:
+        # the seat to act took the last discard from the pile if the last card it took is that
+        # card (the view does not say; with several decks a twin taken earlier and still held
+        # is taken for it: a rare miss, which makes that card a legal discard)
+        last = _CODE[view["discards"][-1]]
+        if game.taken[turn][-1] == last:
+            game.just_taken = last
+
+    # every card of this round is in a hand, the stock, the discard pile or a meld on the table
+    hand = _codes(view["hand"])
+    seen = hand + [c for s, t in enumerate(game.taken) if s != seat for c in t] + game.pile
+    seen += [c for meld, _, _ in game.table for c in meld.cards]
+    unseen = _deal_unseen(game.deck, seen, rng)
+    k = 0
+    for s, info in enumerate(seats):
+        if s == seat:
+            game.hands[s] = hand
+        else:
+            size = info["hand_size"] - len(game.taken[s])
+            game.hands[s] = sorted(game.taken[s] + unseen[k:k + size])
+            k += size
+    game.stock = unseen[k:]
+    if len(game.stock) != view["stock_size"]:
+        raise ValueError(f"the view's stock holds {view['stock_size']} cards, {len(game.stock)} are unseen")
+    game._legal = None
+    game._opening = []
+    return game
+
+
 _DETERMINIZERS: dict[str, Callable[[Mapping, random.Random, Mapping | None], Game]] = {
     "sixth-card": _sixth_card,
+    "three-thirteen": _three_thirteen,
 }
 
 

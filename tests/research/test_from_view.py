@@ -12,15 +12,19 @@ import pytest
 from cardarena.research.from_view import determinize, supported
 from cardarena.server.games import games, new_game
 
-#: (players, options): one deck and two, the exact-cards deal, a short and a long game
-TABLES = [(2, {}), (3, {"exact_cards": True}), (4, {"rounds": 2}), (5, {}), (7, {"rounds": 1}),
-          (10, {"end_score": 30}), (4, {"decks": 2, "rounds": 1})]
+#: (game, players, options): Sixth Card with one deck and two, the exact-cards deal, a short
+#: and a long game; Three Thirteen with one deck to four (R1), short games of a few rounds
+TABLES = [("sixth-card", 2, {}), ("sixth-card", 3, {"exact_cards": True}), ("sixth-card", 4, {"rounds": 2}),
+          ("sixth-card", 5, {}), ("sixth-card", 7, {"rounds": 1}), ("sixth-card", 10, {"end_score": 30}),
+          ("sixth-card", 4, {"decks": 2, "rounds": 1}),
+          ("three-thirteen", 2, {"rounds": 4}), ("three-thirteen", 3, {"rounds": 3}),
+          ("three-thirteen", 5, {"rounds": 2}), ("three-thirteen", 8, {"rounds": 2, "joker_points": 15})]
 
 
-def _states(players, options, seed):
-    """Every state of one random Sixth Card match, with the seats' views at it."""
+def _states(game_id, players, options, seed):
+    """Every state of one random match."""
     rng = random.Random(seed)
-    game = new_game("sixth-card", players, seed, options)
+    game = new_game(game_id, players, seed, options)
     while not game.is_over():
         yield game
         game.apply({s: rng.choice(game.legal_actions(s)) for s in game.to_act()})
@@ -28,51 +32,67 @@ def _states(players, options, seed):
 
 
 def _hidden(game, seat):
-    """What ``seat`` cannot see: the other hands and the stock, as one multiset."""
+    """The cards of the other hands and of the stock, as one multiset (what ``seat`` cannot see
+    is among them; Three Thirteen's cards taken from the discard pile stay in their hands)."""
     return Counter([c for s, h in enumerate(game.hands) if s != seat for c in h] + game.stock)
 
 
-@pytest.mark.parametrize("players,options", TABLES)
-def test_sixth_card_view_of_the_determinized_game_is_the_view(players, options):
+@pytest.mark.parametrize("game_id,players,options", TABLES)
+def test_view_of_the_determinized_game_is_the_view(game_id, players, options):
     """For every state of random matches and every seat: determinize(view).view(seat) == view,
-    the other hands as large as the real ones, the hidden cards the same multiset; the pending
-    row choices (C7, C9) are met too."""
+    the other hands as large as the real ones, the same cards unseen, and the seat to act has
+    the same legal actions (Sixth Card's pending row choices C7, C9 included)."""
     rng = random.Random(players)
     phases = Counter()
-    for seed in range(4):
-        for game in _states(players, options, seed):
+    for seed in range(3 if game_id == "sixth-card" else 1):  # Three Thirteen's random play is long
+        for game in _states(game_id, players, options, seed):
             phases[game.phase] += 1
             for seat in range(players):
                 view = game.view(seat)
-                det = determinize("sixth-card", view, rng)
+                det = determinize(game_id, view, rng)
                 assert det.view(seat) == view
                 assert [len(h) for h in det.hands] == [len(h) for h in game.hands]
                 assert _hidden(det, seat) == _hidden(game, seat)
-                if game.phase == "row" and seat == game.chooser:
+                if seat in game.to_act():
                     assert det.legal_actions(seat) == game.legal_actions(seat)
-    assert phases["choose"] and phases["over"]
+    assert len(phases) == 3  # every phase met, the end included
 
 
-def test_sixth_card_determinized_game_plays_on_legally_to_the_end():
-    """A game rebuilt at any state plays to its end with random legal actions, and the scores
-    it starts from are the view's (C10, C11)."""
+def test_determinized_game_plays_on_legally_to_the_end():
+    """A game rebuilt at any state plays to its end with random legal actions, from the view's
+    scores (C10, C11; R8)."""
     rng = random.Random(5)
     ended = 0
-    for players, options in TABLES:
-        for i, game in enumerate(_states(players, options, seed=11)):
-            if i % 3:
+    for game_id, players, options in TABLES:
+        for i, game in enumerate(_states(game_id, players, options, seed=11)):
+            if i not in (0, 1, 3, 10, 30, 100, 300, 1000):
                 continue
             seat = i % players
-            det = determinize("sixth-card", game.view(seat), rng)
+            det = determinize(game_id, game.view(seat), rng)
             assert det.totals == game.totals
             steps = 0
             while not det.is_over():
                 det.apply({s: rng.choice(det.legal_actions(s)) for s in det.to_act()})
                 steps += 1
-                assert steps < 10_000
+                assert steps < 100_000
             ended += 1
             assert all(t >= g for t, g in zip(det.result().scores, game.totals))
-    assert ended > 20
+    assert ended > 50
+
+
+def test_three_thirteen_the_card_just_taken_is_not_discarded():
+    """R5 as the other seats see it: a seat that took the top discard may not discard it at
+    once; the rebuilt game of another seat's view knows which card that is (the last card the
+    seat to act took is the last discard; one deck, so no twin can stand for it)."""
+    rng = random.Random(0)
+    met = 0
+    for game in _states("three-thirteen", 2, {"rounds": 5}, seed=2):
+        if game.phase == "discard" and game.just_taken >= 0:
+            other = 1 - game.turn
+            det = determinize("three-thirteen", game.view(other), rng)
+            assert det.just_taken == game.just_taken
+            met += 1
+    assert met
 
 
 def test_sixth_card_unseen_cards_are_dealt_at_random_by_the_rng():
