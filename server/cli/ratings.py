@@ -26,7 +26,8 @@ def ratings(ctx: typer.Context,
             explain: Annotated[Optional[str], typer.Option(
                 "--explain", metavar="BOT",
                 help="Each recent rated match of BOT: places, opponents, the rating change and why.")] = None,
-            last: Annotated[int, typer.Option("--last", help="With --explain: this many matches, newest first.")] = 10,
+            last: Annotated[str, typer.Option("--last", metavar="N",  # a str: an int option imports pydantic (app.py)
+                                              help="With --explain: this many matches, newest first.")] = "10",
             db: DbOpt = "cardarena.db", server: ServerOpt = None):
     """The rating table: rank, bot, μ, σ, μ − 3σ, matches, wins, mean place.
 
@@ -60,15 +61,16 @@ def ratings(ctx: typer.Context,
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def _explain(bot: str, game: str | None, last: int, fmt: str, db: str, server: str | None) -> None:
+def _explain(bot: str, game: str | None, last: str, fmt: str, db: str, server: str | None) -> None:
     """``ratings --explain BOT``: the explanations of :mod:`cardarena.ratings.explain` (imported
     here: the plain table stays light), as text or JSON."""
     if fmt not in ("table", "json"):
         raise typer.BadParameter("--explain prints table or json", param_hint="--format")
     if server:
         raise typer.BadParameter("--explain reads a ledger: give --db, not --server", param_hint="--explain")
-    if last < 1:
-        raise typer.BadParameter(f"must be at least 1, not {last}", param_hint="--last")
+    if not last.strip().isdigit() or int(last) < 1:
+        raise typer.BadParameter(f"give a whole number of matches, at least 1, not {last!r}", param_hint="--last")
+    last = int(last)
     if game:
         check_game(game)
     import json

@@ -148,3 +148,9 @@ def test_a_bot_without_rated_matches_says_so(played, cli):
     played[0].add_bot("eve")
     code, out, _ = cli("ratings", "--explain", "eve")
     assert code == 0 and out == "eve has no rated matches\n"
+
+
+def test_a_bad_last_or_format_or_a_server_is_a_bad_argument(played, cli):
+    for argv in (["--last", "0"], ["--last", "ten"], ["--format", "csv"], ["--server", "127.0.0.1:1"]):
+        code, out, err = cli("ratings", "--explain", "ann", *argv)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (argv, err)
