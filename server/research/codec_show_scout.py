@@ -125,18 +125,11 @@ class ShowScoutCodec(Codec):
         self._flips = self._scouts + 4 * T * M
         self.num_actions = self._flips + (2 if self.HAS_FLIP else 0)
         F = self.WIDTH
-        self._parts = [
+        self._lay_out([
             ("hand", M * F), ("table", C * F), ("table_info", n + 4), ("seat_known", n * M * F),
             ("seat_state", n * SEAT_STATE), ("round_scores", n * n), ("shown", n * self.VALUES),
             ("clock", 6),
-        ]
-        self._start: dict[str, int] = {}
-        at = 0
-        for name, size in self._parts:
-            self._start[name] = at
-            at += size
-        self.size = at
-        self.observation_shape = (at,)
+        ])
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -166,9 +159,6 @@ class ShowScoutCodec(Codec):
                 {"end": ENDS[end], "turned": bool(turned), "position": position}}
 
     # ----- observations -----------------------------------------------------------------------
-    def layout(self) -> list[tuple[str, int, int]]:
-        return [(name, self._start[name], size) for name, size in self._parts]
-
     def _cards(self, at: int, cards, idx: list[int]) -> None:
         """The cells of ``cards`` laid slot by slot from ``at`` (unknown cards stay 0)."""
         F, cells = self.WIDTH, self.CELLS

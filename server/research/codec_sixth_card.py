@@ -86,22 +86,15 @@ class SixthCardCodec(Codec):
         super().__init__(players, options)
         n = players
         self.decks = self.options["decks"] or (1 if n <= 4 else 2)
-        self._parts = [
+        self._lay_out([
             ("game", 2), ("phase", 3), ("clock", 2), ("dealer", n), ("hand", CARDS),
             ("row_cards", ROWS * CARDS), ("row_end", ROWS * CARDS), ("row_length", ROWS),
             ("row_points", ROWS), ("played", n * CARDS), ("pile", n * CARDS), ("points", n),
             ("totals", n), ("revealed", n * CARDS), ("to_place", CARDS), ("choice_card", CARDS),
             ("chooser", n), ("choice_reason", 2),
-        ]
-        self._start: dict[str, int] = {}
-        at = 0
-        for name, size in self._parts:
-            self._start[name] = at
-            at += size
-        self.size = at
-        self.observation_shape = (at,)
+        ])
         # the constant part (game) once; observe copies it
-        self._blank = np.zeros(at, dtype=np.float32)
+        self._blank = np.zeros(self.size, dtype=np.float32)
         self._blank[0] = n / 10
         self._blank[1] = self.decks / 2
         self._copy = np.float32(1.0 / self.decks)
@@ -120,9 +113,6 @@ class SixthCardCodec(Codec):
         return {"row": action_id - ROW_ACTION}
 
     # ----- observations -----------------------------------------------------------------------
-    def layout(self) -> list[tuple[str, int, int]]:
-        return [(name, self._start[name], size) for name, size in self._parts]
-
     def observe(self, view: Mapping) -> np.ndarray:
         # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
         # parts and flags), scalars with their values, and every copy of a card (add.at adds

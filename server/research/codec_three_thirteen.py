@@ -107,27 +107,20 @@ class ThreeThirteenCodec(Codec):
         n = players
         self.decks = (n + 1) // 2                        # R1
         self.cards = self.decks * 54
-        self._parts = [
+        self._lay_out([
             ("game", 2), ("round", ROUNDS), ("wild_cards", CODES), ("phase", 3), ("turn", n),
             ("dealer", n), ("hand", CODES), ("taken_card", CODES), ("stock", 2), ("pile", CODES),
             ("pile_top", CODES), ("upcard", CODES), ("discards", n * CODES), ("hand_size", n),
             ("taken", n * CODES), ("melded", n), ("last_turn", n), ("gone_out", n),
             ("totals", n), ("table", CODES), ("table_sets", RANKS), ("table_runs", 4 * RANKS),
-        ]
-        self._start: dict[str, int] = {}
-        at = 0
-        for name, size in self._parts:
-            self._start[name] = at
-            at += size
-        self.size = at
-        self.observation_shape = (at,)
-        self._blank = np.zeros(at, dtype=np.float32)
+        ])
+        self._blank = np.zeros(self.size, dtype=np.float32)
         self._blank[0] = n / 8
         self._blank[1] = self.decks / 4
         # the scale of a copies slot: 1 / the copies of its card in the game
         per_card = np.full(CODES, 1.0 / self.decks, dtype=np.float32)
         per_card[JOKER] = 1.0 / (2 * self.decks)
-        self._copy_scale = np.zeros(at, dtype=np.float32)
+        self._copy_scale = np.zeros(self.size, dtype=np.float32)
         for name, size in self._parts:
             start = self._start[name]
             if name in _COPIES:
@@ -153,9 +146,6 @@ class ThreeThirteenCodec(Codec):
         return {"go_out": CARD_TEXT[action_id - GO_OUT]}
 
     # ----- observations -----------------------------------------------------------------------
-    def layout(self) -> list[tuple[str, int, int]]:
-        return [(name, self._start[name], size) for name, size in self._parts]
-
     def observe(self, view: Mapping) -> np.ndarray:
         # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
         # parts and flags), scalars with their values, and every copy of a card (add.at adds

@@ -137,19 +137,12 @@ class UnsortedCodec(Codec):
         self.pile_after_deal = 54 - n * (dealt + 2)
         self.chips_in_game = n * (3 if n < 5 or self.options["long_game"] else 2)
         self._play_size = n + KINDS + 3 + FACES
-        self._parts = [
+        self._lay_out([
             ("hand", L * FACES), ("drawn_card", FACES), ("seat_known", n * L * FACES),
             ("seat_spares", n * 2 * FACES), ("seat_state", n * SEAT_STATE),
             ("plays", n * self._play_size), ("bar", COMBINATION_KINDS + 1), ("discard", FACES),
             ("seat_history", n * (FACES + 2)), ("clock", 10),
-        ]
-        self._start: dict[str, int] = {}
-        at = 0
-        for name, size in self._parts:
-            self._start[name] = at
-            at += size
-        self.size = at
-        self.observation_shape = (at,)
+        ])
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -183,9 +176,6 @@ class UnsortedCodec(Codec):
         return {"put_drawn": {"position": p}}
 
     # ----- observations -----------------------------------------------------------------------
-    def layout(self) -> list[tuple[str, int, int]]:
-        return [(name, self._start[name], size) for name, size in self._parts]
-
     def observe(self, view: Mapping) -> np.ndarray:
         st, n, L, face = self._start, self.players, self.max_hand, FACE
         me = view["seat"]

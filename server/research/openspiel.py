@@ -47,18 +47,16 @@ cannot be resampled, so IS-MCTS cannot search them.
 Utilities
 =========
 Place-based, paid at the end only (``TERMINAL``): linear in the place, +1 first … −1 last, tied
-seats sharing the mean of the places they cover (:func:`cardarena.research.pettingzoo.place_rewards`,
+seats sharing the mean of the places they cover (:func:`cardarena.research.spaces.place_rewards`,
 the PettingZoo layer's default), so every match sums to 0: ``ZERO_SUM``, utilities in [−1, 1].
 
 Length
 ======
 ``max_game_length`` counts decisions (a simultaneous step is one, each seat of a ``turn_based``
-step one). Where the rules bound a match it is that bound (:func:`length_bound`), and never
-reached. Three Thirteen has no bound: its cap (R9) ends a round on the third stock rebuild, but
-seats that keep taking from the discard pile never empty the stock, so the bound there is
-``THREE_THIRTEEN_TURNS`` turns a round, a limit of this module. A match that reaches
-``max_game_length`` ends there as a draw (every return 0), as OpenSpiel's own games end at
-their length limits.
+step one). It is the bound the rules and their caps give a match (:func:`length_bound`: Three
+Thirteen's R11, 150 turns a seat a round; Scouting's S8 and SCOUT's O6), never reached. A
+smaller ``max_game_length`` may be given: a match that reaches it ends there as a draw (every
+return 0), as OpenSpiel's own games end at their length limits.
 
 Observations
 ============
@@ -91,20 +89,16 @@ import pyspiel
 from cardarena.server.games import Game, games, new_game
 
 from . import spaces
-from .pettingzoo import place_rewards
+from .spaces import place_rewards
 
 __all__ = ["CardArenaGame", "CardArenaState", "game_name", "game_type", "length_bound",
            "load", "state_for", "DEFAULT_PLAYERS", "DEFAULT_SEEDS", "SIMULTANEOUS_GAMES",
-           "THREE_THIRTEEN_TURNS"]
+           ]
 
 DEFAULT_PLAYERS = 4
 DEFAULT_SEEDS = 10_000
 #: the games with sealed simultaneous steps (Sixth Card C4, SCOUT O2)
 SIMULTANEOUS_GAMES = frozenset({"sixth-card", "scout"})
-#: Three Thirteen's turns a round in ``max_game_length``, which the rules do not bound (see
-#: Length); the longest of ten uniformly random 11-round matches, at 2 and at 8 seats, averaged about
-#: 400 turns a round
-THREE_THIRTEEN_TURNS = 2000
 
 
 def game_name(game_id: str) -> str:
@@ -122,8 +116,9 @@ def length_bound(game_id: str, players: int, options: Mapping[str, Any], turn_ba
     removes a card from the hands, and the 54 cards enter hands at most once a deal), each at
     most a play a seat and 6 draws (two Draw cards, 3 each: U11). Scouting and SCOUT: as many
     rounds as seats, each at most ``TURN_CAP`` turns of at most two decisions (S5: Scout &
-    Show), SCOUT's flip before them (O2). Three Thirteen: ``THREE_THIRTEEN_TURNS`` turns a
-    round of two decisions (draw, discard: R5), which the rules do not bound.
+    Show), SCOUT's flip before them (O2). Three Thirteen: at most 150 turns a seat a round
+    (R11's cap) and the last turns after a seat went out (R6), each two decisions (draw,
+    discard: R5).
     """
     n = players
     sealed = n if turn_based else 1  # decisions of one sealed simultaneous step
@@ -141,7 +136,8 @@ def length_bound(game_id: str, players: int, options: Mapping[str, Any], turn_ba
         flip = sealed if game_id in SIMULTANEOUS_GAMES else 0
         return n * (flip + 2 * games()[game_id].TURN_CAP)
     if game_id == "three-thirteen":
-        return opts["rounds"] * THREE_THIRTEEN_TURNS * 2
+        from cardarena.server.games.three_thirteen import TURNS_PER_SEAT
+        return opts["rounds"] * (TURNS_PER_SEAT * n + n - 1) * 2
     raise KeyError(f"no length bound for {game_id!r}")
 
 

@@ -104,9 +104,10 @@ from gymnasium import spaces as gym_spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from cardarena.server.games import Game, Result, new_game
+from cardarena.server.games import Game, new_game
 
 from . import spaces
+from .spaces import place_rewards, score_rewards, score_scale
 
 __all__ = ["CardArenaEnv", "CardArenaParallelEnv", "IllegalActionId", "env", "parallel_env", "raw_env",
            "place_rewards", "score_rewards", "score_scale"]
@@ -117,33 +118,6 @@ RENDER_MODES = (None, "human", "ansi")
 
 class IllegalActionId(ValueError):
     """An action id that is not among the legal actions of the seat to act."""
-
-
-def place_rewards(result: Result) -> list[float]:
-    """+1 for first … −1 for last, linear in the place; tied seats share the mean of the places
-    they cover, so the rewards sum to 0 (a lone seat's table would get 0)."""
-    n = len(result.places)
-    if n == 1:
-        return [0.0]
-    out = []
-    for p in result.places:
-        tied = result.places.count(p)
-        mean_place = p + (tied - 1) / 2  # competition places: the tie covers p … p + tied − 1
-        out.append(1.0 - 2.0 * (mean_place - 1) / (n - 1))
-    return out
-
-
-def score_scale(game_id: str, options: Mapping[str, Any]) -> float:
-    """What :func:`score_rewards` divides a final score by: about one whole match's score."""
-    if game_id == "sixth-card":
-        return float(options.get("end_score", 66))
-    return {"three-thirteen": 100.0, "scout": 10.0, "scouting": 10.0}.get(game_id, 1.0)
-
-
-def score_rewards(result: Result, scale: float) -> list[float]:
-    """The final scores, higher is better (negated where fewer points win), divided by ``scale``."""
-    sign = 1.0 if result.higher_is_better else -1.0
-    return [sign * s / scale for s in result.scores]
 
 
 class CardArenaEnv(AECEnv):

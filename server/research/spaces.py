@@ -11,14 +11,20 @@ The contract each game's codec keeps (tests/research checks it on every game and
 
 - ``num_actions``: every action the game can ever offer at this player count and these options
   has an id in ``range(num_actions)``; two different legal actions of one decision never share
-  an id; ``action_json_of(action_id(j)) == j`` for every legal action JSON ``j``.
+  an id; ``action_json_of(action_id(j))`` agrees with every legal action JSON ``j`` in the
+  fields it gives (an id fixes what the seat chooses; the cards a block or a scout carries
+  follow from the hand, so :meth:`Codec.pick` finds the legal action of an id).
 - ``observation_shape``: ``observe(view)`` is a float32 array of exactly that shape, every value
   finite; ``layout()`` names its parts (the docs print it).
 - ``mask(actions_json)``: an int8 vector of ``num_actions``, 1 exactly at the ids of the legal
   actions.
 
-Game codecs are registered by game id in ``CODECS`` (module ``cardarena.research.codecs_<x>``
-defines ``CODEC``); :func:`codec` makes one.
+Game codecs are registered by game id in ``CODEC_MODULES`` (module ``cardarena.research.codec_<x>``
+defines ``CODEC``, a class or a dict of them by game id); :func:`codec` makes one.
+
+The rewards of a finished match, shared by the PettingZoo and OpenSpiel layers, are here too:
+:func:`place_rewards` (linear in the place, +1 first … −1 last, ties share) and
+:func:`score_rewards` (the final score, higher is better, over :func:`score_scale`).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardarena.server.games import get as get_game
+from cardarena.server.games import Result, get as get_game
 
 #: game id → module (in this package) that defines its codec class as ``CODEC``
 CODEC_MODULES: dict[str, str] = {
@@ -91,9 +97,21 @@ class Codec(ABC):
     def observe(self, view: Mapping) -> np.ndarray:
         """The view as a float32 array of :attr:`observation_shape`."""
 
-    @abstractmethod
+    def _lay_out(self, parts: Sequence[tuple[str, int]]) -> None:
+        """Set the tensor's parts, (name, length) in order: ``_parts``, ``_start`` (name → first
+        index), ``size`` and ``observation_shape`` (one flat vector)."""
+        self._parts = list(parts)
+        self._start: dict[str, int] = {}
+        at = 0
+        for name, size in self._parts:
+            self._start[name] = at
+            at += size
+        self.size = at
+        self.observation_shape = (at,)
+
     def layout(self) -> list[tuple[str, int, int]]:
         """The tensor's parts as (name, start, length) over the flattened array, in order."""
+        return [(name, self._start[name], size) for name, size in self._parts]
 
 
 def codec(game_id: str, players: int, options: Mapping[str, Any] | None = None) -> Codec:
@@ -101,3 +119,32 @@ def codec(game_id: str, players: int, options: Mapping[str, Any] | None = None) 
     get_game(game_id)  # UnknownGame names the known ids
     mod = importlib.import_module(f"{__package__}.{CODEC_MODULES[game_id]}")
     return mod.CODEC[game_id](players, options) if isinstance(mod.CODEC, dict) else mod.CODEC(players, options)
+
+
+# ----- rewards ---------------------------------------------------------------------------------
+
+def place_rewards(result: Result) -> list[float]:
+    """+1 for first … −1 for last, linear in the place; tied seats share the mean of the places
+    they cover, so the rewards sum to 0 (a lone seat's table would get 0)."""
+    n = len(result.places)
+    if n == 1:
+        return [0.0]
+    out = []
+    for p in result.places:
+        tied = result.places.count(p)
+        mean_place = p + (tied - 1) / 2  # competition places: the tie covers p … p + tied − 1
+        out.append(1.0 - 2.0 * (mean_place - 1) / (n - 1))
+    return out
+
+
+def score_scale(game_id: str, options: Mapping[str, Any]) -> float:
+    """What :func:`score_rewards` divides a final score by: about one whole match's score."""
+    if game_id == "sixth-card":
+        return float(options.get("end_score", 66))
+    return {"three-thirteen": 100.0, "scout": 10.0, "scouting": 10.0}.get(game_id, 1.0)
+
+
+def score_rewards(result: Result, scale: float) -> list[float]:
+    """The final scores, higher is better (negated where fewer points win), divided by ``scale``."""
+    sign = 1.0 if result.higher_is_better else -1.0
+    return [sign * s / scale for s in result.scores]

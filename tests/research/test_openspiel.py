@@ -16,7 +16,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from cardarena.client.strategies import for_game
 from cardarena.research import openspiel as rs
 from cardarena.research import spaces
-from cardarena.research.pettingzoo import place_rewards
+from cardarena.research.spaces import place_rewards
 from cardarena.server.games import games, new_game
 
 #: options that keep matches short
