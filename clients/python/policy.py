@@ -22,12 +22,14 @@ the engines' ``view(seat)`` and ``action_json(a)``):
     action id is mapped to the index of that legal action (``codec.pick``).
 ``kind="openspiel"``
     deals the cards the seat cannot see at random consistently with the view
-    (:func:`cardarena.research.from_view.determinize`), wraps that engine game as a state of an
-    OpenSpiel game (by default the seat-by-seat form, :mod:`cardarena.research.seat_by_seat`,
-    the deciding seat asked first in a sealed step, what IS-MCTS needs) and asks the policy:
-    ``step(state)`` (a pyspiel bot) or ``action_probabilities(state)`` (an OpenSpiel policy;
-    the most probable action). ``policy`` may also be a function ``make(spiel_game) -> bot``,
-    called once per game, player count and options (an ``ISMCTSBot`` needs its game).
+    (:func:`cardarena.research.from_view.determinize`), wraps that engine game as a state of
+    the registered OpenSpiel game ``cardarena_<id>`` (:func:`cardarena.research.openspiel.state_for`,
+    loaded with ``turn_based=True`` by default: a sealed step is asked seat by seat, the deciding
+    seat first and nothing chosen yet, which is the referee's question and what IS-MCTS
+    needs) and asks the policy: ``step(state)`` (a pyspiel bot) or
+    ``action_probabilities(state)`` (an OpenSpiel policy; the most probable action). ``policy``
+    may also be a function ``make(spiel_game) -> bot``, called once per game, player count and
+    options (an ``ISMCTSBot`` needs its game).
 
 An action id that is not legal now raises :class:`ValueError` in the bot; the SDK logs it and the
 referee's deadline plays the game's default action (a fault, as for any bot).
@@ -80,20 +82,21 @@ class PolicyBot:
     """A bot (``decide``, ``on_start``, ``on_end``) that answers with a policy's action ids."""
 
     def __init__(self, policy: Any, kind: str = "pettingzoo", *, seed: int | None = None,
-                 spiel_game: Callable | None = None):
+                 turn_based: bool = True, **params: Any):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         self.policy, self.kind = policy, kind
         self._spaces = _research("spaces")
         if kind == "openspiel":
             self._from_view = _research("from_view")
-            self._spiel_game = spiel_game or _research("seat_by_seat").game
+            self._spiel = _research("openspiel")
+            self._params = {"turn_based": turn_based, **params}
         else:
             self._two = _takes_two(policy)
         self._rng = random.Random(seed)
         self._matches: dict[str, tuple[str, int, dict]] = {}  # match id → game, seats, options
         self._codecs: dict[tuple, Any] = {}
-        self._games: dict[tuple, tuple[Any, Any]] = {}  # → (OpenSpiel game, its bot or policy)
+        self._policies: dict[tuple, Any] = {}  # (game, seats, options) → the OpenSpiel bot or policy
 
     # ----- the SDK's callbacks -------------------------------------------------------------
     def on_start(self, match_start) -> None:
@@ -124,7 +127,7 @@ class PolicyBot:
         if self.kind == "pettingzoo":
             action_id = self._pettingzoo(codec, view, actions)
         else:
-            action_id = self._openspiel(key, codec, view)
+            action_id = self._openspiel(key, view)
         return codec.pick(actions, int(action_id))
 
     __call__ = decide
@@ -136,18 +139,19 @@ class PolicyBot:
             return self.policy(observation, mask)
         return self.policy({"observation": observation, "action_mask": mask})
 
-    def _openspiel(self, key: tuple, codec, view: Mapping) -> int:
-        game_id, players, options = key[0], key[1], dict(key[2])
-        made = self._games.get(key)
-        if made is None:
-            spiel_game = self._spiel_game(game_id, players, options)
+    def _openspiel(self, key: tuple, view: Mapping) -> int:
+        game_id, options = key[0], dict(key[2])
+        engine = self._from_view.determinize(game_id, view, self._rng, options or None)
+        state = self._spiel.state_for(engine, view["seat"], **self._params)
+        # the factory's bot is made for the game the state belongs to (one per player count
+        # and options: the engine's, every default filled in)
+        made = (game_id, engine.players, tuple(sorted(engine.options.items())))
+        policy = self._policies.get(made)
+        if policy is None:
             policy = self.policy
             if not (hasattr(policy, "step") or hasattr(policy, "action_probabilities")):
-                policy = policy(spiel_game)  # a factory: make(spiel_game) -> bot
-            made = self._games[key] = (spiel_game, policy)
-        spiel_game, policy = made
-        engine = self._from_view.determinize(game_id, view, self._rng, options or None)
-        state = spiel_game.state_of(engine, view["seat"])
+                policy = policy(self._spiel.load(game_id, engine.players, engine.options, **self._params))
+            self._policies[made] = policy
         if hasattr(policy, "step"):
             return policy.step(state)
         probs = policy.action_probabilities(state)
@@ -155,10 +159,10 @@ class PolicyBot:
 
 
 def policy_bot(policy: Any, kind: str = "pettingzoo", *, seed: int | None = None,
-               spiel_game: Callable | None = None) -> PolicyBot:
+               turn_based: bool = True, **params: Any) -> PolicyBot:
     """A bot for :func:`cardarena.client.run` that plays ``policy`` (see the module docstring).
 
-    ``seed`` seeds the determinization (``kind="openspiel"``); ``spiel_game(game_id, players,
-    options)`` makes the OpenSpiel game whose ``state_of(engine_game, seat)`` gives the state
-    the policy sees (default: :func:`cardarena.research.seat_by_seat.game`)."""
-    return PolicyBot(policy, kind, seed=seed, spiel_game=spiel_game)
+    ``kind="openspiel"``: ``seed`` seeds the determinization; ``turn_based`` and ``params``
+    (``seeds``, ``max_game_length``) are the OpenSpiel game's parameters besides the players
+    and the options (:mod:`cardarena.research.openspiel`)."""
+    return PolicyBot(policy, kind, seed=seed, turn_based=turn_based, **params)

@@ -1,11 +1,11 @@
-"""The lab-to-arena adapter (cardarena.client.policy) and the seat-by-seat OpenSpiel form
-(cardarena.research.seat_by_seat) it gives IS-MCTS.
+"""The lab-to-arena adapter (cardarena.client.policy) and the rollout evaluator its IS-MCTS
+example uses (cardarena.research.rollout).
 
 A PettingZoo-style policy sees exactly the dict cardarena.research.pettingzoo's environment
-gives the agent at the same state; an OpenSpiel-style one sees a determinized state with the
-seat's own information state; both answer with a legal index. The seat-by-seat form keeps
-Sixth Card's sealed choice sealed (C4): a seat asked later in the step knows no more. Without
-numpy the client still imports and the adapter says in one line what to install.
+gives the agent at the same state; an OpenSpiel-style one sees a determinized state of the
+registered game (turn-based: Sixth Card's sealed choice, C4, asked from the deciding seat) with
+the seat's own information state; both answer with a legal index. Without numpy the client
+still imports and the adapter says in one line what to install.
 """
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ import subprocess
 import sys
 
 import numpy as np
-import pyspiel
 import pytest
 from google.protobuf import struct_pb2
 from open_spiel.python.algorithms import ismcts
 
 from cardarena.client.policy import PolicyBot, ResearchExtraMissing, policy_bot
-from cardarena.research import seat_by_seat, spaces
+from cardarena.research import openspiel, spaces
 from cardarena.research.pettingzoo import env as pz_env
+from cardarena.research.rollout import RolloutEvaluator
 from cardarena.server.games import new_game
 from cardarena.server.match import RandomBot, play_match
 from cardarena.v1 import referee_pb2 as pb
@@ -130,17 +130,16 @@ class UniformPolicy:
 
 
 def test_openspiel_policy_sees_a_determinized_state_with_the_seats_information():
-    """The state an OpenSpiel policy is shown has the deciding seat to act, and its information
-    state (the seat's view, nothing held) is the real state's: the hidden cards differ, what
-    the seat knows does not (from_view, then the seat-by-seat form)."""
+    """The state an OpenSpiel policy is shown has the deciding seat to act, nothing sealed yet,
+    and its information state is the real state's: the hidden cards differ, what the seat
+    knows does not (from_view, then openspiel.state_for, turn-based)."""
     policy = UniformPolicy()
     bot = policy_bot(policy, kind="openspiel", seed=1)
     game = new_game("sixth-card", 4, 5)
-    sbs = seat_by_seat.game("sixth-card", 4)
     for seat in (2, 0):
         index = bot.decide(WireDecision(game, seat))
         state = policy.states[-1]
-        real = sbs.state_of(game, seat)
+        real = openspiel.state_for(game.copy(), seat, turn_based=True)
         assert state.current_player() == seat
         assert state.information_state_string(seat) == real.information_state_string(seat)
         assert state.legal_actions() == real.legal_actions()
@@ -149,60 +148,33 @@ def test_openspiel_policy_sees_a_determinized_state_with_the_seats_information()
 
 
 def test_ismcts_through_the_adapter_plays_a_whole_match():
-    """OpenSpiel's ISMCTSBot, made per game by a factory, answers every decision of a Sixth Card
-    match (card choices and row choices, C7/C9) with a legal index."""
+    """OpenSpiel's ISMCTSBot, made once per game by a factory, answers every decision of Sixth
+    Card matches (card choices and row choices, C7/C9) with a legal index, as it does in
+    examples/python/ismcts_bot.py."""
+    made = []
+
     def make(game):
-        bot = ismcts.ISMCTSBot(game, seat_by_seat.RolloutEvaluator(1, 0), uct_c=2.0, max_simulations=8,
-                               random_state=np.random.RandomState(0))
-        bot.set_resampler(seat_by_seat.resampler)
-        return bot
+        made.append(game)
+        return ismcts.ISMCTSBot(game, RolloutEvaluator(1, 0), uct_c=2.0, max_simulations=8,
+                                random_state=np.random.RandomState(0))
 
     bot = policy_bot(make, kind="openspiel", seed=0)
-    record = play_match("sixth-card", [bot, RandomBot(1), bot], seed=4, options={"rounds": 1})
-    assert record.faults == [] and record.decisions >= 20
-    assert len(bot._games) == 1  # one OpenSpiel game (and one IS-MCTS bot) for the match
+    for seed in (4, 5):
+        record = play_match("sixth-card", [bot, RandomBot(1), bot], seed=seed, options={"rounds": 1})
+        assert record.faults == [] and record.decisions >= 20
+    assert len(made) == 1 and made[0].get_type().dynamics.name == "SEQUENTIAL"
 
 
-def test_seat_by_seat_keeps_the_sealed_choice_sealed():
-    """C4 in the seat-by-seat form: the seats are asked one after another from the lead seat;
-    an earlier seat's held card changes no later seat's information, only its own; the engine
-    applies all the cards at once after the last."""
-    sbs = seat_by_seat.game("sixth-card", 3)
-    state = sbs.state_of(new_game("sixth-card", 3, 8), seat=1)
-    assert state.current_player() == 1
-    before = [state.information_state_string(s) for s in range(3)]
-    state.apply_action(state.legal_actions()[0])
-    assert state.current_player() == 2
-    after = [state.information_state_string(s) for s in range(3)]
-    assert after[0] == before[0] and after[2] == before[2] and after[1] != before[1]
-    assert state.engine.view(0)["turn"] == 1 and state.engine.view(0)["seats"][1]["played"] == []
-    state.apply_action(state.legal_actions()[0])
-    assert state.current_player() == 0
-    state.apply_action(state.legal_actions()[0])
-    assert all(len(s["played"]) == 1 for s in state.engine.view(0)["seats"])  # revealed together
-
-
-def test_seat_by_seat_resampling_keeps_the_information_state():
-    """resample_from_infostate (IS-MCTS's resampler) re-deals the hidden cards and the other
-    seats' held choices, and keeps the seat's information state and legal actions."""
-    sbs = seat_by_seat.game("sixth-card", 4)
-    state = sbs.state_of(new_game("sixth-card", 4, 2), seat=0)
-    state.apply_action(state.legal_actions()[3])  # seat 0 holds a card
-    state.apply_action(state.legal_actions()[0])  # seat 1 holds one
-    hands = set()
-    for _ in range(10):
-        other = seat_by_seat.resampler(state, 2)
-        assert other.information_state_string(2) == state.information_state_string(2)
-        assert other.legal_actions() == state.legal_actions() and other.current_player() == 2
-        hands.add(tuple(other.engine.hands[3]))
-    assert len(hands) > 1
-
-
-def test_seat_by_seat_passes_openspiels_random_sim_test():
-    """pyspiel's own checks over random playouts of the seat-by-seat form (strings, tensors,
-    clones, returns)."""
-    pyspiel.random_sim_test(seat_by_seat.game("sixth-card", 3, {"rounds": 1}, seed=0), num_sims=2,
-                            serialize=False, verbose=False)
+def test_rollout_evaluator_keeps_the_sealed_choices_and_the_state():
+    """From a turn-based state with a sealed card held (C4), every rollout ends the match:
+    place-based returns summing to 0, in [−1, 1]; the state itself is not played on."""
+    state = openspiel.state_for(new_game("sixth-card", 3, 6, {"rounds": 1}), 0, turn_based=True)
+    state.apply_action(state.legal_actions()[0])  # seat 0's card, sealed
+    before = str(state)
+    values = RolloutEvaluator(5, seed=1).evaluate(state)
+    assert values.shape == (3,) and abs(values.sum()) < 1e-9 and np.all(np.abs(values) <= 1)
+    assert str(state) == before and state.current_player() == 1
+    assert RolloutEvaluator().prior(state) == [(a, 1 / len(state.legal_actions())) for a in state.legal_actions()]
 
 
 def test_client_imports_without_numpy_and_the_adapter_names_the_extra():
