@@ -41,7 +41,8 @@ resamples, each design resampled on its own); the table gives each n and the rat
 
 **Short options.** Where a full game is long the bench plays a shorter one (printed with the
 table; ``--full`` plays every game's defaults): Three Thirteen ``rounds=4`` (of 11: the rounds
-of 3 to 6 cards). Sixth Card (to 66 points), Unsorted, Scouting and SCOUT play whole games. A shorter game is noisier per match, so its n is larger than the full game's; the
+of 3 to 6 cards). Sixth Card (to 66 points), Unsorted, Scouting and SCOUT play whole games. A
+shorter game has fewer hands to even out luck, so its n differs from the full game's; the
 question, whether duplicate helps, is asked of the same game in both designs.
 
 Printed, never asserted (tests/test_power.py runs the core with tiny numbers): the load average

@@ -211,19 +211,19 @@ def explain(match: MatchRows, bot: str) -> Explanation:
 
 def _reason(e: Explanation) -> str:
     """The plain-words reason of an explanation (its every figure but the reason filled in)."""
-    tied = [o.bot for o in e.opponents if o.result == "drew with"]
-    parts = [f"{'tied ' if tied else ''}{ordinal(e.place)} of {e.seats}"]
-    results = []
-    for verb in ("beat", "drew with", "lost to"):
-        who = [f"{o.bot} ({'not rated' if not o.rated else 'higher μ' if o.mu > e.mu_before else 'lower μ' if o.mu < e.mu_before else 'equal μ'})"
-               for o in e.opponents if o.result == verb]
-        if who:
-            results.append(f"{verb} {_names(who)}")
-    head = parts[0] + ": " + ", ".join(results)
+    def compared(o: Opponent) -> str:
+        if not o.rated:
+            return f"{o.bot} (not rated)"
+        return f"{o.bot} ({'higher' if o.mu > e.mu_before else 'lower' if o.mu < e.mu_before else 'equal'} μ)"
+
+    tied = any(o.result == "drew with" for o in e.opponents)
+    results = [f"{verb} {_names([compared(o) for o in e.opponents if o.result == verb])}"
+               for verb in ("beat", "drew with", "lost to") if any(o.result == verb for o in e.opponents)]
+    head = f"{'tied ' if tied else ''}{ordinal(e.place)} of {e.seats}: " + ", ".join(results)
     d_mu, d_sigma, d_shown = e.mu - e.mu_before, e.sigma - e.sigma_before, e.change
     if abs(d_mu) < 5e-7 and abs(d_sigma) < 5e-7:
         return head + "; TrueSkill could not compute so unlikely a result (rule 7): μ and σ stay as they were"
-    n = len([o for o in e.opponents if o.rated])
+    n = sum(o.rated for o in e.opponents)
     expect = (f"it scored {e.score:g} of {n} against the table (a win 1, a draw ½) where TrueSkill expected "
               f"{e.expected:.2f}")
     better = e.score > e.expected
@@ -271,8 +271,8 @@ def format_text(explanations: Sequence[Explanation]) -> str:
         lines = [f"match {e.match_id} · {e.game} · {when} · {e.bot} {tied}{ordinal(e.place)} of {e.seats}: "
                  f"μ − 3σ {e.conservative_before:.2f} → {e.conservative:.2f} ({_signed(e.change)})"]
         width = max(len(o.bot) for o in [*e.opponents, e]) if e.opponents else len(e.bot)
-        rows = [(e.place, 0, e.bot, e.mu_before, e.sigma_before,
-                 f"→ μ {e.mu:.2f}  σ {e.sigma:.2f}  (μ {_signed(e.mu - e.mu_before)}, σ {_signed(e.sigma - e.sigma_before)})")]
+        moved = f"(μ {_signed(e.mu - e.mu_before)}, σ {_signed(e.sigma - e.sigma_before)})"
+        rows = [(e.place, 0, e.bot, e.mu_before, e.sigma_before, f"→ μ {e.mu:.2f}  σ {e.sigma:.2f}  {moved}")]
         rows += [(o.place, 1, o.bot, o.mu, o.sigma, "" if o.rated else "not rated: its bot held several seats")
                  for o in e.opponents]
         for place, _, name, mu, sigma, note in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
