@@ -34,10 +34,14 @@ the number of matches (in whole sets, averaged) at which the mean advantage is z
 above 0: where the one-sided 95 % bound first excludes "B is as good" for a typical run (about
 50 % of runs have separated there; 80 % need ((1.645 + 0.842) / 1.645)² ≈ 2.3 times as many,
 the same factor for both designs, so the ratio stands). The ratio plain / duplicate is how many
-times fewer matches duplicate needs; it equals the ratio of the two designs' variances of x,
-since both have the same expected advantage. The spread: a bootstrap over the sets (``--boot``
+times fewer matches duplicate needs; since both designs have the same expected advantage, it
+estimates the ratio of their variances of x. The spread: a bootstrap over the sets (``--boot``
 resamples, each design resampled on its own); the table gives each n and the ratio with their
 90 % bootstrap interval ("∞" where a resample's μ is not above 0: no separation at any size).
+The finding column: "duplicate helps" where the ratio's interval lies above 1, "duplicate costs"
+where it lies below, "within one set either way" where both n are under one set's K matches
+(A wins nearly every match: separated at once, so the design hardly matters), else "no clear
+gain".
 
 **Short options.** Where a full game is long the bench plays a shorter one (printed with the
 table; ``--full`` plays every game's defaults): Three Thirteen ``rounds=4`` (of 11: the rounds
