@@ -4,11 +4,13 @@ the slots of a tensor's parts.
 ``documented_layout(module, N=4)`` reads the table under the docstring's ``Observation`` heading
 (the first column the part's name, the second its size, written with the codec's own letters
 such as ``N×52``) and gives each part's size with the letters bound; ``slot(codec, part, k)`` is
-the flat index of a part's entry ``k``, ``part(codec, obs, name)`` the part's values.
+the flat index of a part's entry ``k``, ``part(codec, obs, name)`` the part's values;
+``check_decision(codec, legal)`` the per-decision checks of the action ids.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 
 def documented_parts(module) -> list[tuple[str, str]]:
@@ -53,3 +55,14 @@ def documented_size(expr: str, **letters: int) -> int:
     if not re.fullmatch(r"[\w*+() ]+", text):
         raise ValueError(f"not a size: {expr!r}")
     return int(eval(text, {"__builtins__": {}}, letters))  # noqa: S307 (our docstring's formula)
+
+
+def check_decision(codec, legal: Sequence[dict]) -> None:
+    """One decision's legal actions (their JSON) have distinct ids below ``num_actions``;
+    ``action_json_of`` gives back each id's fields, and ``pick`` each action's index."""
+    ids = codec.ids(legal)
+    assert len(set(ids)) == len(ids) and max(ids) < codec.num_actions, legal
+    for index, (i, j) in enumerate(zip(ids, legal)):
+        (key, fields), = codec.action_json_of(i).items()
+        assert all(j[key][f] == v for f, v in fields.items()), (i, j)
+        assert codec.pick(legal, i) == index

@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from codec_checks import check_decision
-from codeckit import documented_parts, documented_size
+from codeckit import check_decision, documented_parts, documented_size
 
 from cardarena.research import codec_unsorted
 from cardarena.research.codec_unsorted import FACES, largest_hand
