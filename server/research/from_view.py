@@ -19,8 +19,8 @@ It is a uniform determinization, not a posterior one: it does not weigh the deal
 likely the other seats' past choices made them (no inference about their hands); that is left
 to the search that uses it.
 
-Games: ``sixth-card`` (the league game) and ``three-thirteen``. The others (``unsorted``,
-``scouting``, ``scout``) raise :class:`NotImplementedError` naming the game (a later change).
+Games: ``sixth-card`` (the league game), ``three-thirteen``, ``scout`` and ``scouting``.
+``unsorted`` raises :class:`NotImplementedError` naming the game (a later change).
 
 Rulings the rebuild relies on (shared/RULINGS.md): Sixth Card C3 (one or two decks, twins),
 C4 (a turn's cards stay sealed until all have chosen: the other hands in phase ``choose`` hold
@@ -30,7 +30,11 @@ R1 (decks by players), R2 (the wild rank), R5 (the card just taken from the disc
 not be discarded: the view names it only to its taker, so for the seat to act it is inferred
 as the last discard when that is the last card the seat took; with several decks a twin taken
 earlier and still held can be mistaken for it), R6/R7 (the melds on the table and who laid
-their cards), R9 (rebuilds of the stock).
+their cards), R9 (rebuilds of the stock). Scouting and SCOUT S1/O1 (the deck by players;
+Scouting's cards left out unseen), S4 (a beaten show is captured face down: every card shown
+this round that is neither on the table nor in a hand), S5 (a Scout & Show in progress), S8/O6
+(the turns of the round), O2 (a hand turned or not; an unseen SCOUT card lies a random way up,
+as ``resample_hidden`` deals it), O3 (a scouted card is face up in its new hand).
 """
 from __future__ import annotations
 
@@ -176,9 +180,75 @@ def _three_thirteen(view: Mapping, rng: random.Random, options: Mapping[str, Any
     return game
 
 
+# ----- SCOUT and Scouting -----------------------------------------------------------------------
+def _show_scout(game_id: str) -> Callable[[Mapping, random.Random, Mapping | None], Game]:
+    def build(view: Mapping, rng: random.Random, options: Mapping[str, Any] | None) -> Game:
+        from cardarena.server.games import show_scout as ss
+
+        cls = get_game(game_id)
+        code = {t: c for c, t in enumerate(cls.TEXT) if t}
+        n, seat = view["players"], view["seat"]
+        game = cls(n, rng.getrandbits(63), options)
+        phase = ss._PHASE_NAMES.index(view["phase"])
+        game.phase, game.start_seat = phase, view["start_seat"]
+        game.round = view["round"] - 1 if phase != ss.PHASE_OVER else view["rounds"]
+        game.turn = view["turn"] if phase == ss.PHASE_PLAY else (-1 if phase == ss.PHASE_OVER else view["start_seat"])
+        table = view["table"]
+        game.table = [code[c] for c in table["cards"]]
+        game.table_key = ss.show_key(table["values"]) if table["values"] else 0
+        game.owner = table["owner"]
+        game.sns_pending = view["scout_and_show_in_progress"]
+        game.shows = [dict(x) for x in view["shows"]]
+        game.round_turns = view["round_actions"]
+        seats = view["seats"]
+        game.captured = [x["captured"] for x in seats]
+        game.chips = [x["scout_chips"] for x in seats]
+        game.sns_used = [x["scout_and_show_used"] for x in seats]
+        game.turned_hand = [x["turned_hand"] for x in seats]
+        game.totals = [x["score"] for x in seats]
+        game.round_scores = [list(x["round_scores"]) for x in seats]
+        game.known = [[c != ss.UNKNOWN for c in x["known"]] for x in seats]
+
+        # every card of the deck is in a hand, on the table, captured (it was shown, and is
+        # neither on the table nor in a hand now) or out of play (Scouting): a card seen in a
+        # show, on the table or face up in a hand is no longer unseen
+        canon = game.canonical
+        hand = [code[c] for c in view["hand"]]
+        known = [code[c] for x in seats if x["seat"] != seat for c in x["known"] if c != ss.UNKNOWN]
+        seen = {canon(c) for c in hand + known + game.table}
+        seen |= {canon(code[c]) for show in view["shows"] for c in show["cards"]}
+        unseen = [c for c in game.deck() if canon(c) not in seen]
+        rng.shuffle(unseen)
+        if cls.TURN is not None:  # SCOUT: each unseen card at a random way up
+            unseen = [cls.TURN[c] if rng.random() < 0.5 else c for c in unseen]
+        k = 0
+        for s, x in enumerate(seats):
+            if s == seat:
+                game.hands[s] = hand
+                continue
+            cards = []
+            for c in x["known"]:
+                if c == ss.UNKNOWN:
+                    cards.append(unseen[k])
+                    k += 1
+                else:
+                    cards.append(code[c])
+            game.hands[s] = cards
+        game.out = unseen[k:]
+        expected = len(game.deck()) - n * game.hand_size()
+        if game.phase != ss.PHASE_OVER and len(game.out) != expected:
+            raise ValueError(f"{game_id}: the view leaves {len(game.out)} cards out of play, not {expected}")
+        game._legal, game._legal_seat = None, -1
+        game._opening = []
+        return game
+    return build
+
+
 _DETERMINIZERS: dict[str, Callable[[Mapping, random.Random, Mapping | None], Game]] = {
     "sixth-card": _sixth_card,
     "three-thirteen": _three_thirteen,
+    "scout": _show_scout("scout"),
+    "scouting": _show_scout("scouting"),
 }
 
 

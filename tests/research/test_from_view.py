@@ -13,12 +13,14 @@ from cardarena.research.from_view import determinize, supported
 from cardarena.server.games import games, new_game
 
 #: (game, players, options): Sixth Card with one deck and two, the exact-cards deal, a short
-#: and a long game; Three Thirteen with one deck to four (R1), short games of a few rounds
+#: and a long game; Three Thirteen with one deck to four (R1), short games of a few rounds;
+#: SCOUT and Scouting at every player count they have decks for (O1, S1)
 TABLES = [("sixth-card", 2, {}), ("sixth-card", 3, {"exact_cards": True}), ("sixth-card", 4, {"rounds": 2}),
           ("sixth-card", 5, {}), ("sixth-card", 7, {"rounds": 1}), ("sixth-card", 10, {"end_score": 30}),
           ("sixth-card", 4, {"decks": 2, "rounds": 1}),
           ("three-thirteen", 2, {"rounds": 4}), ("three-thirteen", 3, {"rounds": 3}),
-          ("three-thirteen", 5, {"rounds": 2}), ("three-thirteen", 8, {"rounds": 2, "joker_points": 15})]
+          ("three-thirteen", 5, {"rounds": 2}), ("three-thirteen", 8, {"rounds": 2, "joker_points": 15}),
+          ("scout", 3, {}), ("scout", 4, {}), ("scout", 5, {}), ("scouting", 3, {}), ("scouting", 5, {})]
 
 
 def _states(game_id, players, options, seed):
@@ -32,9 +34,12 @@ def _states(game_id, players, options, seed):
 
 
 def _hidden(game, seat):
-    """The cards of the other hands and of the stock, as one multiset (what ``seat`` cannot see
-    is among them; Three Thirteen's cards taken from the discard pile stay in their hands)."""
-    return Counter([c for s, h in enumerate(game.hands) if s != seat for c in h] + game.stock)
+    """The cards of the other hands and of the stock (Scouting: out of play), as one multiset
+    (what ``seat`` cannot see is among them; Three Thirteen's cards taken from the discard pile
+    and SCOUT's scouted cards stay in their hands), a SCOUT card whichever way up."""
+    canonical = getattr(game, "canonical", lambda c: c)
+    rest = game.out if hasattr(game, "out") else game.stock
+    return Counter(canonical(c) for c in [c for s, h in enumerate(game.hands) if s != seat for c in h] + rest)
 
 
 @pytest.mark.parametrize("game_id,players,options", TABLES)
@@ -46,7 +51,7 @@ def test_view_of_the_determinized_game_is_the_view(game_id, players, options):
     phases = Counter()
     for seed in range(3 if game_id == "sixth-card" else 1):  # Three Thirteen's random play is long
         for game in _states(game_id, players, options, seed):
-            phases[game.phase] += 1
+            phases[game.view(0)["phase"]] += 1
             for seat in range(players):
                 view = game.view(seat)
                 det = determinize(game_id, view, rng)
@@ -55,12 +60,12 @@ def test_view_of_the_determinized_game_is_the_view(game_id, players, options):
                 assert _hidden(det, seat) == _hidden(game, seat)
                 if seat in game.to_act():
                     assert det.legal_actions(seat) == game.legal_actions(seat)
-    assert len(phases) == 3  # every phase met, the end included
+    assert "over" in phases and len(phases) >= 2  # every phase met (Scouting has no flip), the end too
 
 
 def test_determinized_game_plays_on_legally_to_the_end():
     """A game rebuilt at any state plays to its end with random legal actions, from the view's
-    scores (C10, C11; R8)."""
+    scores (C10, C11; R8; S6/O4)."""
     rng = random.Random(5)
     ended = 0
     for game_id, players, options in TABLES:
@@ -76,7 +81,10 @@ def test_determinized_game_plays_on_legally_to_the_end():
                 steps += 1
                 assert steps < 100_000
             ended += 1
-            assert all(t >= g for t, g in zip(det.result().scores, game.totals))
+            result = det.result()
+            assert sorted(result.places)[0] == 1 and len(result.places) == players
+            if not result.higher_is_better:  # penalty points only grow (C11, R8)
+                assert all(t >= g for t, g in zip(result.scores, game.totals))
     assert ended > 50
 
 
