@@ -216,7 +216,7 @@ def format_separation(sep: Separation, results: Sequence, max_matches: int | Non
     """The summary lines: each pair separated (after how many matches), or not by the cap."""
     lines = []
     for p in sep.pairs:
-        counts = f"{p.sets} sets: {p.above} above, {p.below} below, {p.level} level"
+        counts = f"{p.sets} set{'s' if p.sets != 1 else ''}: {p.above} above, {p.below} below, {p.level} level"
         if p.separated:
             better, worse = p.ordered()
             lines.append(f"separated: {better} above {worse} at {sep.confidence:.0%} after "
