@@ -14,7 +14,7 @@ Paired outcomes
 
 The test: testing by betting (a mixture of constant bets, hedged on both sides)
     Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS B
-    86(1), 2024 (the hedged capital process, §4); Shafer, "Testing by betting", JRSS A 184(2),
+    86(1), 2024 (the hedged capital process); Shafer, "Testing by betting", JRSS A 184(2),
     2021. A gambler who bets that A is better multiplies her capital by ``1 + λ·d`` per set; one
     who bets that B is better by ``1 − λ·d``. For every λ of :data:`BETS` both gamblers start
     with an equal share of one unit; the *evidence* is their total capital. If A and B are equal
@@ -22,7 +22,10 @@ The test: testing by betting (a mixture of constant bets, hedged on both sides)
     evidence is a nonnegative martingale of mean 1, so by Ville's inequality (1939) the chance
     that it *ever* reaches ``1 / α`` is at most α, however long the league goes on and however
     often it is looked at. A pair is *separated* once its evidence reaches ``1 / α``, towards
-    the side whose gamblers hold more; the verdict is then final.
+    the side whose gamblers hold more; the verdict is then final. If A is at least as good as B
+    (in every set as likely to place above as below, or more), the capital of those who bet on
+    B is a nonnegative supermartingale, and a wrong verdict needs it to reach half of ``1 / α``
+    from its start at ½: again a chance of at most α.
 
 What "separated at 95 %" guarantees
     ``confidence = 1 − α`` is family-wise, over every pair the league can ask about
@@ -30,12 +33,12 @@ What "separated at 95 %" guarantees
     pairs of a league's B bots, since which pairs are adjacent in the ranking is only known from
     the results, or the gauntlet bot's pairs with each opponent. Then, whatever the bots'
     strengths, the chance that *any* pair is declared separated in the wrong direction, or at
-    all between two equal bots, is at most α = 1 − confidence. This holds when a set's
-    outcome, given the earlier ones, depends only on the two bots and not on the test (the
-    seeds and seats of every set are fixed by the schedule before it is played), sets need not
-    be alike: a set against stronger third bots may tie more. It says nothing about bots that
-    differ too little to be separated before ``--max-matches``: those pairs are reported as not
-    separated by the cap.
+    all between two equal bots, is at most α = 1 − confidence. It assumes only that a set's
+    outcome, given the sets before, does not depend on the test: so here, as the schedule fixes
+    every set's seeds and seats before it is played. The sets need not be alike (a set against
+    stronger third bots may end level more often). It says nothing about bots that differ too
+    little to be separated before ``--max-matches``: those pairs are reported as not separated
+    by the cap.
 
 tests/test_sequential.py checks the error rate by simulation on synthetic bots of known
 strength, and that a clearly better bot is separated within a few dozen sets.
