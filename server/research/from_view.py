@@ -19,8 +19,8 @@ It is a uniform determinization, not a posterior one: it does not weigh the deal
 likely the other seats' past choices made them (no inference about their hands); that is left
 to the search that uses it.
 
-Games: ``sixth-card`` (the league game), ``three-thirteen``, ``scout`` and ``scouting``.
-``unsorted`` raises :class:`NotImplementedError` naming the game (a later change).
+Games: every registered one (:func:`supported`); a game added later without a determinizer
+here raises :class:`NotImplementedError` naming it.
 
 Rulings the rebuild relies on (shared/RULINGS.md): Sixth Card C3 (one or two decks, twins),
 C4 (a turn's cards stay sealed until all have chosen: the other hands in phase ``choose`` hold
@@ -34,7 +34,12 @@ their cards), R9 (rebuilds of the stock). Scouting and SCOUT S1/O1 (the deck by 
 Scouting's cards left out unseen), S4 (a beaten show is captured face down: every card shown
 this round that is neither on the table nor in a hand), S5 (a Scout & Show in progress), S8/O6
 (the turns of the round), O2 (a hand turned or not; an unseen SCOUT card lies a random way up,
-as ``resample_hidden`` deals it), O3 (a scouted card is face up in its new hand).
+as ``resample_hidden`` deals it), O3 (a scouted card is face up in its new hand). Unsorted
+U6 (a spare taken is face up in its hand), U10 (the Stop player wins the round), U11 (the
+winner's draw: the card being placed is the pile's top, known to the drawer), U12 (seats out of
+the deal; the round's acting order from the leader), U15 (chips; a finished game's losers are
+the last deal's losers left without a chip, the one case the view does not tell apart from
+the deal cap).
 """
 from __future__ import annotations
 
@@ -244,11 +249,77 @@ def _show_scout(game_id: str) -> Callable[[Mapping, random.Random, Mapping | Non
     return build
 
 
+# ----- Unsorted ---------------------------------------------------------------------------------
+def _unsorted(view: Mapping, rng: random.Random, options: Mapping[str, Any] | None) -> Game:
+    from cardarena.server.games import unsorted as us
+
+    n, seat = view["players"], view["seat"]
+    if options is None:  # long_game only sets the first chips, which the view shows
+        options = {"max_deals": view["max_deals"]}
+    game = us.Unsorted(n, rng.getrandbits(63), options)
+    seats = view["seats"]
+    game.chips = [x["chips"] for x in seats]
+    game.dealer, game.deal, game.round = view["dealer"], view["deal"], view["round"]
+    game.last_deal_losers = list(view["last_deal_losers"])
+    game.phase, game.leader = view["phase"], view["leader"]
+    game.out = [x["out"] for x in seats]
+    game.spares = [_codes(x["spares"]) for x in seats]
+    game.public = [[c != "" for c in x["known"]] for x in seats]
+    game.discard = _codes(view["discard"])
+    game.earlier_rounds = [dict(r) for r in view["earlier_rounds"]]
+    game.order = [s for s in ((game.leader + k) % n for k in range(n)) if not game.out[s]]
+    game.participants = tuple(sorted(game.order))
+    game.turn_index = sum(1 for x in seats if x["acted"])
+    game.plays = [(p["seat"], us.KIND_OF_NAME[p["kind"]], p["number"], tuple(_codes(p["cards"])),
+                   p["position"], tuple(p["jokers"])) for p in view["plays"]]
+    game.best, game.draws_played = view["highest"], view["draws_played"]
+    game.stop_seat = next((p[0] for p in game.plays if p[1] == us.STOP_KIND), -1)
+    drawing = game.phase == us.PHASE_DRAW
+    game.drawer = view["drawer"] if drawing else -1
+    game.to_draw = view["cards_to_draw"]
+    # U11: the winner draws 3 a Draw card played, at most the pile; when this draw takes the
+    # whole pile, how many it began with is not in the view (taken as 3 a Draw card: the
+    # earlier_rounds entry of this round may then say more cards than were drawn)
+    game.drawn = 3 * game.draws_played if drawing else 0
+    if game.phase == us.PHASE_OVER:  # U15 / the deal cap: the result the view shows
+        game.game_losers = [s for s in game.last_deal_losers if game.chips[s] == 0]
+        capped = game.max_deals and game.deal >= game.max_deals
+        game.end_reason = "cap" if capped and not game.game_losers else "chips"
+
+    hand = _codes(view["hand"])
+    known = [_CODE[c] for x in seats if x["seat"] != seat for c in x["known"] if c]
+    seen = hand + known + [c for sp in game.spares for c in sp] + game.discard
+    seen += [c for p in game.plays for c in p[3]]
+    drawn_card = [_CODE[view["drawn_card"]]] if view["drawn_card"] else []
+    unseen = _deal_unseen(list(us.DECK), seen + drawn_card, rng)
+    k = 0
+    for s, x in enumerate(seats):
+        if s == seat:
+            game.hands[s] = hand
+            continue
+        cards = []
+        for c in x["known"]:
+            if c:
+                cards.append(_CODE[c])
+            else:
+                cards.append(unseen[k])
+                k += 1
+        game.hands[s] = cards
+    game.pile = unseen[k:] + drawn_card  # its top is the last card: the one being placed
+    if len(game.pile) != view["draw_pile_size"]:
+        raise ValueError(f"unsorted: the view's draw pile holds {view['draw_pile_size']} cards, "
+                         f"{len(game.pile)} are unseen")
+    game._cache = None
+    game._opening = []
+    return game
+
+
 _DETERMINIZERS: dict[str, Callable[[Mapping, random.Random, Mapping | None], Game]] = {
     "sixth-card": _sixth_card,
     "three-thirteen": _three_thirteen,
     "scout": _show_scout("scout"),
     "scouting": _show_scout("scouting"),
+    "unsorted": _unsorted,
 }
 
 
