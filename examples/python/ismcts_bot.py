@@ -14,8 +14,9 @@ hidden cards (the state's resample_from_infostate: the engine's resample_hidden)
 random legal actions to the end on the engine (cardarena.research.rollout); the answer is the
 most visited action. CARDARENA_ISMCTS_SIMULATIONS (default 40: about 0.1 s a
 decision at four seats in a one-round game, 0.3 s at ten seats to 66 points, on this project's
-shared two-core machine) and CARDARENA_ISMCTS_SEED tune it. It plays Sixth Card
-only (the game it can determinize), and says so in its hello for ladders.
+shared two-core machine) and CARDARENA_ISMCTS_SEED tune it. It says Sixth Card
+in its hello for ladders unless CARDARENA_GAMES names others (every game can be determinized
+from a view, and has its OpenSpiel game).
 """
 import os
 
@@ -37,4 +38,5 @@ def make_bot(game):
 
 
 if __name__ == "__main__":
-    run(policy_bot(make_bot, kind="openspiel", seed=SEED), games=("sixth-card",))
+    games = {} if os.environ.get("CARDARENA_GAMES") else {"games": ("sixth-card",)}
+    run(policy_bot(make_bot, kind="openspiel", seed=SEED), **games)

@@ -22,7 +22,7 @@ from cardarena.client.policy import PolicyBot, ResearchExtraMissing, policy_bot
 from cardarena.research import openspiel, spaces
 from cardarena.research.pettingzoo import env as pz_env
 from cardarena.research.rollout import RolloutEvaluator
-from cardarena.server.games import new_game
+from cardarena.server.games import games, new_game
 from cardarena.server.match import RandomBot, play_match
 from cardarena.v1 import referee_pb2 as pb
 
@@ -175,6 +175,36 @@ def test_rollout_evaluator_keeps_the_sealed_choices_and_the_state():
     assert values.shape == (3,) and abs(values.sum()) < 1e-9 and np.all(np.abs(values) <= 1)
     assert str(state) == before and state.current_player() == 1
     assert RolloutEvaluator().prior(state) == [(a, 1 / len(state.legal_actions())) for a in state.legal_actions()]
+
+
+@pytest.mark.parametrize("game_id", list(games()))
+def test_every_game_through_both_kinds(game_id):
+    """On every game, along a random match: the PettingZoo kind's first observation is the
+    environment's, and the OpenSpiel kind's state has the real state's information state for
+    the deciding seat (determinize and state_for agree on every game)."""
+    players = games()[game_id].min_players
+    e = pz_env(game_id, players=players)
+    e.reset(seed=3)
+    game = new_game(game_id, players, 3)
+    seen = []
+    pz = policy_bot(lambda obs: seen.append(obs) or int(np.flatnonzero(obs["action_mask"])[0]))
+    seat = game.to_act()[0]
+    pz.decide(WireDecision(game, seat))
+    np.testing.assert_array_equal(seen[0]["observation"], e.observe(f"seat_{seat}")["observation"])
+
+    policy = UniformPolicy()
+    spiel = policy_bot(policy, kind="openspiel", seed=2)
+    rng = random.Random(1)
+    for step in range(60):
+        if game.is_over():
+            break
+        if step % 6 == 0:
+            seat = game.to_act()[-1]
+            spiel.decide(WireDecision(game, seat))
+            real = openspiel.state_for(game.copy(), seat, turn_based=True)
+            assert policy.states[-1].information_state_string(seat) == real.information_state_string(seat)
+        game.apply({s: rng.choice(game.legal_actions(s)) for s in game.to_act()})
+    assert len(policy.states) >= 5
 
 
 def test_client_imports_without_numpy_and_the_adapter_names_the_extra():
