@@ -631,6 +631,25 @@ class Ledger:
         """Write a league and all its matches (status ``scheduled``) in one transaction."""
         if not game:
             raise LedgerError("a league needs a game")
+        self._check_plans(plans)
+        with self._write() as session:
+            league = League(game=game, options=dict(options), settings=dict(settings))
+            session.add(league)
+            session.flush()
+            self._insert_matches(session, league.id, game, options, plans)
+            return league.id
+
+    def add_matches(self, league_id: int, plans: Sequence[MatchPlan]) -> None:
+        """Write more matches of a league (status ``scheduled``: a round ``league run
+        --until-separated`` adds) in one transaction, with the league's game and options. Two
+        processes adding the same round cannot both succeed: (league, round, index) is unique."""
+        lg = self.league(league_id)
+        self._check_plans(plans)
+        with self._write() as session:
+            self._insert_matches(session, league_id, lg.game, lg.options, plans)
+
+    @staticmethod
+    def _check_plans(plans: Sequence[MatchPlan]) -> None:
         for plan in plans:
             _check_seed(plan.seed)
             if not plan.bots:
@@ -638,20 +657,18 @@ class Ledger:
         keys = [(p.round, p.index) for p in plans]
         if len(set(keys)) != len(keys):
             raise LedgerError("two matches of the league have the same round and index")
-        with self._write() as session:
-            ids = self._bot_ids(session, (b for p in plans for b in p.bots))
-            league = League(game=game, options=dict(options), settings=dict(settings))
-            session.add(league)
-            session.flush()
-            matches = [Match(league_id=league.id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
-                             round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
-            session.add_all(matches)
-            session.flush()
-            seats = [{"match_id": m.id, "seat": s, "bot_id": ids[b]}
-                     for m, p in zip(matches, plans) for s, b in enumerate(p.bots)]
-            if seats:
-                session.execute(insert(Seat), seats)
-            return league.id
+
+    def _insert_matches(self, session: Session, league_id: int, game: str, options: Mapping[str, Any],
+                        plans: Sequence[MatchPlan]) -> None:
+        ids = self._bot_ids(session, (b for p in plans for b in p.bots))
+        matches = [Match(league_id=league_id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
+                         round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
+        session.add_all(matches)
+        session.flush()
+        seats = [{"match_id": m.id, "seat": s, "bot_id": ids[b]}
+                 for m, p in zip(matches, plans) for s, b in enumerate(p.bots)]
+        if seats:
+            session.execute(insert(Seat), seats)
 
     def leagues(self) -> list[LeagueInfo]:
         with self._read() as session:

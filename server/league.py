@@ -18,7 +18,7 @@ Until separated (``until_separated``, ``--until-separated``)
     against each opponent; for a league, every adjacent pair of its ranking (points per match),
     or with ``top`` K those of its first K + 1 places. While an asked pair is not separated
     and one more round stays within ``max_matches`` (default :data:`DEFAULT_ROUNDS` rounds),
-    the next round is written to the ledger (:func:`add_round`, one transaction) and played.
+    the next round is written to the ledger (``Ledger.add_matches``, one transaction) and played.
     The verdicts are a pure function of the results, so ``league show`` and ``league resume``
     (which, once the scheduled matches are played, goes on adding rounds) reach the same ones.
     A ``league work`` worker plays the rounds that are scheduled; the process that ran or
@@ -441,30 +441,9 @@ async def play_until_separated(referee: Referee, ledger, league_id: int, tc: Tim
         if state.stopped or state.open:
             log.info("league %s: %s", league_id, state.summary(results).splitlines()[0])
             return played
-        await asyncio.to_thread(add_round, ledger, league_id, info.game, info.options, state.next_round)
+        await asyncio.to_thread(ledger.add_matches, league_id, state.next_round)
         played += await play_league(referee, ledger, league_id, info.game, info.options, tc, concurrency, progress,
                                     stats, programs, lease)
-
-
-def add_round(ledger, league_id: int, game: str, options: Mapping, plans) -> None:
-    """Write one more round of a league's matches (``scheduled``) in one transaction, as
-    ``Ledger.create_league`` writes the first. Two processes adding the same round cannot both
-    succeed: (league, round, index) is unique in the ledger."""
-    from sqlalchemy import insert
-
-    from cardarena.ratings.ledger import _check_seed
-    from cardarena.ratings.models import LEAGUE, Match, Seat
-
-    for plan in plans:
-        _check_seed(plan.seed)
-    with ledger._write() as session:
-        ids = ledger._bot_ids(session, (b for p in plans for b in p.bots))
-        matches = [Match(league_id=league_id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
-                         round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
-        session.add_all(matches)
-        session.flush()
-        session.execute(insert(Seat), [{"match_id": m.id, "seat": s, "bot_id": ids[b]}
-                                       for m, p in zip(matches, plans) for s, b in enumerate(p.bots)])
 
 
 def _ended(programs: Programs | None, bot: str) -> str | None:

@@ -8,7 +8,7 @@ from leaguekit import GAME, cli as run_cli, example, random_bots, referee
 
 from cardarena.ratings import Ledger
 from cardarena.server.league import (
-    LeagueSpec, add_round, check_spec, league_plans, league_settings, play_league, resume_league, time_control,
+    LeagueSpec, check_spec, league_plans, league_settings, play_league, resume_league, time_control,
     until_separated,
 )
 from cardarena.server.schedule import next_round
@@ -60,7 +60,7 @@ def test_a_resumed_until_separated_league_goes_on_a_round_at_a_time_to_its_cap(l
     state = until_separated(led.league(league_id).settings, led.league_results(league_id))
     assert state.stopped is None and not state.open and len(state.next_round) == 3
     # round 1 written, one of its matches claimed by a process that then died
-    add_round(led, league_id, GAME, spec.options, state.next_round)
+    led.add_matches(league_id, state.next_round)
     assert led.claim_next(league_id) is not None
 
     async def resume():
