@@ -2,11 +2,12 @@
 
 :func:`policy_bot` wraps a policy in a bot object for :func:`cardarena.client.run`::
 
+    import numpy as np
     from cardarena.client import run
     from cardarena.client.policy import policy_bot
 
     def masked_random(obs):                    # what cardarena.research.pettingzoo gives an agent
-        return int(np.flatnonzero(obs["action_mask"])[0])
+        return int(np.random.choice(np.flatnonzero(obs["action_mask"])))
 
     run(policy_bot(masked_random))             # kind="pettingzoo", the default
 

@@ -6,16 +6,19 @@ IS-MCTS, a determinized Monte Carlo) needs a whole state to play forward from. :
     game = determinize("sixth-card", decision.view, rng)
     assert game.view(decision.view["seat"]) == decision.view
 
-:func:`determinize` rebuilds everything the view shows (the rows, the penalty piles, the cards
-played this round, the scores, the phase and a pending row choice) and deals every card the
-seat cannot see — the other hands and the unused cards — at random, uniformly among the deals
-consistent with the view: the cards of the deck that the view does not show, shuffled, each
+:func:`determinize` rebuilds everything the view shows (Sixth Card's rows, penalty piles,
+cards played this round and a pending row choice; the others' tables, discard piles, melds,
+shows, spares and the cards known face up in hands; every game's scores, turn and phase) and
+deals every card the seat cannot see — the other hands' unseen cards and the stock, draw pile
+or cards out of play — at random, uniformly among the deals consistent with the view: the cards of the deck that the view does not show, shuffled, each
 other seat given as many as the rules say it holds. Future shuffles (the next rounds' deals)
 come from a generator seeded from ``rng``. So the game's ``view(seat)`` equals the given view
 (key for key), the game plays on legally to the end, and two calls with the same ``rng`` state
 give the same game.
 
-It is a uniform determinization, not a posterior one: it does not weigh the deals by how
+It sets each engine's state attributes directly (the engines keep no constructor for a given
+state), so a change to an engine's state has to follow here; tests/research/test_from_view.py
+checks every game along random matches. It is a uniform determinization, not a posterior one: it does not weigh the deals by how
 likely the other seats' past choices made them (no inference about their hands); that is left
 to the search that uses it.
 
@@ -36,7 +39,8 @@ this round that is neither on the table nor in a hand), S5 (a Scout & Show in pr
 (the turns of the round), O2 (a hand turned or not; an unseen SCOUT card lies a random way up,
 as ``resample_hidden`` deals it), O3 (a scouted card is face up in its new hand). Unsorted
 U6 (a spare taken is face up in its hand), U10 (the Stop player wins the round), U11 (the
-winner's draw: the card being placed is the pile's top, known to the drawer), U12 (seats out of
+winner's draw: the card being placed is the pile's top, known to the drawer; how many it draws
+in all is taken as 3 a Draw card, which a draw emptying the pile may not have had), U12 (seats out of
 the deal; the round's acting order from the leader), U15 (chips; a finished game's losers are
 the last deal's losers left without a chip, the one case the view does not tell apart from
 the deal cap).
@@ -71,6 +75,17 @@ def _deal_unseen(deck: list[int], seen: list[int], rng: random.Random) -> list[i
     unseen = list(pool.elements())
     rng.shuffle(unseen)
     return unseen
+
+
+def _fill_hands(game: Game, seat: int, hand: list[int], known: list[list[int | None]],
+                unseen: list[int]) -> list[int]:
+    """``seat`` holds ``hand``; every other seat's hand is its ``known`` cards in place (codes,
+    ``None`` where the seat cannot see the face) with the gaps filled from ``unseen`` in order.
+    Returns the unseen cards left over."""
+    it = iter(unseen)
+    for s, cards in enumerate(known):
+        game.hands[s] = hand if s == seat else [next(it) if c is None else c for c in cards]
+    return list(it)
 
 
 # ----- Sixth Card ------------------------------------------------------------------------------
@@ -226,20 +241,8 @@ def _show_scout(game_id: str) -> Callable[[Mapping, random.Random, Mapping | Non
         rng.shuffle(unseen)
         if cls.TURN is not None:  # SCOUT: each unseen card at a random way up
             unseen = [cls.TURN[c] if rng.random() < 0.5 else c for c in unseen]
-        k = 0
-        for s, x in enumerate(seats):
-            if s == seat:
-                game.hands[s] = hand
-                continue
-            cards = []
-            for c in x["known"]:
-                if c == ss.UNKNOWN:
-                    cards.append(unseen[k])
-                    k += 1
-                else:
-                    cards.append(code[c])
-            game.hands[s] = cards
-        game.out = unseen[k:]
+        faces = [[None if c == ss.UNKNOWN else code[c] for c in x["known"]] for x in seats]
+        game.out = _fill_hands(game, seat, hand, faces, unseen)
         expected = len(game.deck()) - n * game.hand_size()
         if game.phase != ss.PHASE_OVER and len(game.out) != expected:
             raise ValueError(f"{game_id}: the view leaves {len(game.out)} cards out of play, not {expected}")
@@ -292,20 +295,8 @@ def _unsorted(view: Mapping, rng: random.Random, options: Mapping[str, Any] | No
     seen += [c for p in game.plays for c in p[3]]
     drawn_card = [_CODE[view["drawn_card"]]] if view["drawn_card"] else []
     unseen = _deal_unseen(list(us.DECK), seen + drawn_card, rng)
-    k = 0
-    for s, x in enumerate(seats):
-        if s == seat:
-            game.hands[s] = hand
-            continue
-        cards = []
-        for c in x["known"]:
-            if c:
-                cards.append(_CODE[c])
-            else:
-                cards.append(unseen[k])
-                k += 1
-        game.hands[s] = cards
-    game.pile = unseen[k:] + drawn_card  # its top is the last card: the one being placed
+    faces = [[_CODE[c] if c else None for c in x["known"]] for x in seats]
+    game.pile = _fill_hands(game, seat, hand, faces, unseen) + drawn_card  # its top: the card being placed
     if len(game.pile) != view["draw_pile_size"]:
         raise ValueError(f"unsorted: the view's draw pile holds {view['draw_pile_size']} cards, "
                          f"{len(game.pile)} are unseen")
