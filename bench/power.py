@@ -5,12 +5,13 @@ one with 95 % confidence, in plain and in duplicate play, per game at 3 and 4 se
     .venv/bin/python bench/power.py                       # every game, 3 and 4 seats, 60 sets
     .venv/bin/python bench/power.py --quick               # 6 sets: a rough table in ~20 s
     .venv/bin/python bench/power.py --games scout unsorted --seats 4 --sets 200 -j 2
+    .venv/bin/python bench/power.py --pairings weak --weak-p 0.7    # a weaker weak heuristic
 
 **Tables.** Each table seats one bot A (the better) and K − 1 copies of bot B (the worse),
 in-process (``play_match``). Two pairings: A the game's example heuristic
 (``clients/python/strategies.for_game``, through ``StrategyBot``) against ``RandomBot``; and A
 the heuristic against a weaker heuristic, which plays the heuristic's choice with probability
-0.7 and a random legal action otherwise (``--weak-p``; no strategy module has a knob that
+0.9 and a random legal action otherwise (``--weak-p``; no strategy module has a knob that
 weakens it across the board, so this one rule serves every game).
 
 **Schedules.** The matches are the ones a league plays: ``schedule.round_robin`` over the K bots
@@ -38,10 +39,10 @@ times fewer matches duplicate needs; since both designs have the same expected a
 estimates the ratio of their variances of x. The spread: a bootstrap over the sets (``--boot``
 resamples, each design resampled on its own); the table gives each n and the ratio with their
 90 % bootstrap interval ("∞" where a resample's μ is not above 0: no separation at any size).
-The finding column: "duplicate helps" where the ratio's interval lies above 1, "duplicate costs"
-where it lies below, "within one set either way" where both n are under one set's K matches
-(A wins nearly every match: separated at once, so the design hardly matters), else "no clear
-gain".
+The finding column: "within one set either way" where both n are under one set's K matches
+(A wins nearly every match: separated at once, so the design hardly matters), else "duplicate
+helps" where the ratio's interval lies above 1, "duplicate costs" where it lies below, else "no
+clear gain".
 
 **Short options.** Where a full game is long the bench plays a shorter one (printed with the
 table; ``--full`` plays every game's defaults): Three Thirteen ``rounds=4`` (of 11: the rounds
@@ -223,8 +224,8 @@ def table(per_set: dict[tuple, list[float]], resamples: int, seed: int) -> list[
         plain, dup = per_set[game, k, pairing, "plain"], per_set[game, k, pairing, "duplicate"]
         n_p, n_d = needed(plain, k), needed(dup, k)
         bp, bd, br = bootstrap(plain, dup, k, resamples, rng)
-        finding = ("duplicate helps" if br[0] > 1 else "duplicate costs" if br[1] < 1
-                   else "within one set either way" if max(n_p, n_d) < k else "no clear gain")
+        finding = ("within one set either way" if max(n_p, n_d) < k else "duplicate helps" if br[0] > 1
+                   else "duplicate costs" if br[1] < 1 else "no clear gain")
         lines.append(row((game, k, pairing, f"{statistics.fmean(plain):.2f}", f"{statistics.fmean(dup):.2f}",
                           _fmt_band(n_p, bp), _fmt_band(n_d, bd), _fmt_band(_ratio(n_p, n_d), br))) + finding)
     return lines
@@ -237,7 +238,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--sets", type=int, default=60, help="sets per game, seats, pairing and design (default 60)")
     ap.add_argument("--quick", action="store_true", help="6 sets: a rough table in about 20 s")
     ap.add_argument("--full", action="store_true", help="every game at its default options (no short games)")
-    ap.add_argument("--weak-p", type=float, default=0.7, help="the weak heuristic's chance of the heuristic's choice")
+    ap.add_argument("--pairings", nargs="+", default=["random", "weak"], choices=["random", "weak"],
+                    help="the heuristic against random, against the weak heuristic, or both (default)")
+    ap.add_argument("--weak-p", type=float, default=0.9, help="the weak heuristic's chance of the heuristic's choice")
     ap.add_argument("--boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("-j", "--jobs", type=int, default=2)
@@ -247,7 +250,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ap.error("--sets must be at least 2 (a spread needs two sets)")
     load = os.getloadavg()
     t0 = time.perf_counter()
-    per_set = run(args.games, args.seats, n_sets, args.seed, args.jobs, args.full, args.weak_p)
+    pairings = [p for p in PAIRINGS if p.rsplit(" ", 1)[1] in args.pairings]
+    per_set = run(args.games, args.seats, n_sets, args.seed, args.jobs, args.full, args.weak_p, pairings)
     elapsed = time.perf_counter() - t0
     shorts = [f"{g} {', '.join(f'{k}={v}' for k, v in SHORT[g].items())}" for g in args.games
               if g in SHORT and not args.full]
