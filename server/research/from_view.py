@@ -33,7 +33,8 @@ R1 (decks by players), R2 (the wild rank), R5 (the card just taken from the disc
 not be discarded: the view names it only to its taker, so for the seat to act it is inferred
 as the last discard when that is the last card the seat took; with several decks a twin taken
 earlier and still held can be mistaken for it), R6/R7 (the melds on the table and who laid
-their cards), R9 (rebuilds of the stock). Scouting and SCOUT S1/O1 (the deck by players;
+their cards), R9 (rebuilds of the stock), R11 (the turns of the round, counted from the
+discards). Scouting and SCOUT S1/O1 (the deck by players;
 Scouting's cards left out unseen), S4 (a beaten show is captured face down: every card shown
 this round that is neither on the table nor in a hand), S5 (a Scout & Show in progress), S8/O6
 (the turns of the round), O2 (a hand turned or not; an unseen SCOUT card lies a random way up,
@@ -155,6 +156,10 @@ def _three_thirteen(view: Mapping, rng: random.Random, options: Mapping[str, Any
     game.wild = rank[view["wild_rank"]]
     game.rebuilds, game.gone_out = view["rebuilds"], view["gone_out"]
     game.last_turns = list(view["last_turns"])
+    # R11: the turns begun this round, as the discards count them (the upcard, then one a turn
+    # ended; a round the cap ended has one discard more); the last turns (R6) count no more
+    last_done = n - 1 - len(game.last_turns) if game.gone_out >= 0 else -1
+    game.round_turns = min(len(view["discards"]) - 1 - last_done, game.turn_cap)
     game.pile = _codes(view["discard_pile"])
     game.pile_text = list(view["discard_pile"])
     game.discards, game.discarded_by = list(view["discards"]), list(view["discarded_by"])
@@ -174,7 +179,7 @@ def _three_thirteen(view: Mapping, rng: random.Random, options: Mapping[str, Any
     if game.phase == tt.DISCARD and turn != seat and game.taken[turn] and view["discards"]:
         # the seat to act took the last discard from the pile if the last card it took is that
         # card (the view does not say; with several decks a twin taken earlier and still held
-        # is taken for it: a rare miss, which makes that card a legal discard)
+        # is taken for it: a rare miss, which bars that card from the discard)
         last = _CODE[view["discards"][-1]]
         if game.taken[turn][-1] == last:
             game.just_taken = last

@@ -40,6 +40,16 @@ FACE_DOWN = {"sixth-card": "stock", "three-thirteen": "stock", "scout": "out", "
              "unsorted": "pile"}
 
 
+def _known_state(game):
+    """The engine's omniscient snapshot without what is dealt at random: the hands and the
+    face-down cards (and Three Thirteen's card just taken with several decks, R1: a twin
+    taken earlier may stand for it, see from_view)."""
+    hidden = {"hands", FACE_DOWN[game.id]}
+    if game.id == "three-thirteen" and game.decks > 1:
+        hidden.add("just_taken")
+    return {k: v for k, v in game.state_json().items() if k not in hidden}
+
+
 def _hidden(game, seat):
     """The cards of the other hands and the face-down cards in no hand (the stock, Scouting's
     cards out of play, Unsorted's draw pile), as one multiset: what ``seat`` cannot see is
@@ -53,8 +63,9 @@ def _hidden(game, seat):
 @pytest.mark.parametrize("game_id,players,options", TABLES)
 def test_view_of_the_determinized_game_is_the_view(game_id, players, options):
     """For every state of random matches and every seat: determinize(view).view(seat) == view,
-    the other hands as large as the real ones, the same cards unseen, and the seat to act has
-    the same legal actions (Sixth Card's pending row choices C7, C9 included)."""
+    the rest of the state the same but for the cards dealt (Three Thirteen's turn count, R11,
+    is in no view), the other hands as large as the real ones, the same cards unseen, and the
+    seat to act has the same legal actions (Sixth Card's pending row choices C7, C9 included)."""
     rng = random.Random(players)
     phases = Counter()
     for seed in range(3 if game_id == "sixth-card" else 1):  # Three Thirteen's random play is long
@@ -64,6 +75,7 @@ def test_view_of_the_determinized_game_is_the_view(game_id, players, options):
                 view = game.view(seat)
                 det = determinize(game_id, view, rng)
                 assert det.view(seat) == view
+                assert _known_state(det) == _known_state(game)  # what the view implies, too (R11)
                 assert [len(h) for h in det.hands] == [len(h) for h in game.hands]
                 assert _hidden(det, seat) == _hidden(game, seat)
                 if seat in game.to_act():
