@@ -85,7 +85,8 @@ def _explain(bot: str, game: str | None, last: str, fmt: str, db: str, server: s
     if fmt == "json":
         sys.stdout.write(json.dumps([e.to_json() for e in explanations], ensure_ascii=False, indent=1) + "\n")
         return
-    caption(ledger, f"the last {last} rated matches of {bot}" + (f" in {game}" if game else ""))
+    caption(ledger, f"the last {len(explanations)} rated matches of {bot}" + (f" in {game}" if game else "")
+            + ", newest first")
     if not explanations:
         sys.stdout.write(f"{bot} has no rated matches" + (f" of {game}" if game else "") + "\n")
         return

@@ -118,7 +118,7 @@ def test_read_gives_the_rated_matches_newest_first_with_every_seats_rows(played)
 def test_ratings_explain_prints_each_match_with_its_reason(played, cli):
     led, (m1, m2, _, scout, m5) = played
     code, out, err = cli("ratings", "--explain", "ann", "--game", GAME)
-    assert code == 0 and err.endswith("the last 10 rated matches of ann in sixth-card\n")
+    assert code == 0 and err.endswith("the last 3 rated matches of ann in sixth-card, newest first\n")
     heads = [line for line in out.splitlines() if line.startswith("match ")]
     assert [h.split()[1] for h in heads] == [str(m5), str(m2), str(m1)]
     assert heads[1].startswith(f"match {m2} · sixth-card · ") and "ann tied 1st of 3" in heads[1]
