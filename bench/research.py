@@ -22,7 +22,9 @@ one match), one core, one process. Per game:
 - OpenSpiel, OS+tensor: our registered game via pyspiel (``apply_action``, ``apply_actions`` at
   a simultaneous node, chance outcomes sampled by their probabilities; chance steps are not
   counted), and the same with ``state.observation_tensor(seat)`` read for every seat to act at
-  every decision (hearts, which has none: ``information_state_tensor``).
+  every decision (hearts, which has none: ``information_state_tensor``). A line gives what
+  listing and sampling our deal's chance node costs (one outcome a seed, 10,000 by default):
+  every OpenSpiel match pays it, a short one noticeably.
 
 Reference rows, the same loops in the same run: OpenSpiel's C++ ``hearts`` (4 seats) and
 ``gin_rummy`` (2), and RLCard's Python ``uno`` and ``gin-rummy`` (2 seats each; ``env.step``
@@ -47,7 +49,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardarena.server.games import games, new_game
@@ -60,6 +62,8 @@ QUICK_OPTIONS: dict[str, dict[str, Any]] = {"sixth-card": {"rounds": 1}, "three-
 OPENSPIEL_REFERENCES = (("OpenSpiel C++ hearts", "hearts", 4), ("OpenSpiel C++ gin_rummy", "gin_rummy", 2))
 RLCARD_REFERENCES = (("RLCard Python uno", "uno", 2), ("RLCard Python gin-rummy", "gin-rummy", 2))
 NOT_INSTALLED = "not installed"
+#: the packages a figure may need that the server does not: the research extra, and RLCard
+OPTIONAL = frozenset({"numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel", "rlcard"})
 
 
 class Timer:
@@ -86,43 +90,49 @@ def per_second(play: Callable[[int], int], seconds: float) -> tuple[float, float
 
 # ----- the raw engine ---------------------------------------------------------------------------
 
+def random_match(game_id: str, players: int, options: Mapping, seed: int,
+                 at_decision: Callable[[Any, int, list], None] | None = None) -> int:
+    """A match of the engine with seed ``seed``, every seat to act picking a uniformly random
+    legal action (``at_decision(game, seat, actions)`` called first); returns its decisions."""
+    rng = random.Random(seed)
+    game = new_game(game_id, players, seed, options)
+    decisions = 0
+    while not game.is_over():
+        chosen = {}
+        for seat in game.to_act():
+            actions = game.legal_actions(seat)
+            if at_decision is not None:
+                at_decision(game, seat, actions)
+            chosen[seat] = actions[rng.randrange(len(actions))]
+        decisions += len(chosen)
+        game.apply(chosen)
+    return decisions
+
+
 def engine_match(game_id: str, players: int, options: Mapping, with_view: bool) -> Callable[[int], int]:
-    """A random match of the engine: every seat to act picks a uniformly random legal action
-    (its view built first with ``with_view``); the returned function plays seed ``s``."""
-    def play(seed: int) -> int:
-        rng = random.Random(seed)
-        game = new_game(game_id, players, seed, options)
-        decisions = 0
-        while not game.is_over():
-            chosen = {}
-            for seat in game.to_act():
-                if with_view:
-                    game.view(seat)
-                actions = game.legal_actions(seat)
-                chosen[seat] = actions[rng.randrange(len(actions))]
-            decisions += len(chosen)
-            game.apply(chosen)
-        return decisions
-    return play
+    """:func:`random_match` of a seed, with ``view(seat)`` built at every decision or not."""
+    def view(game, seat: int, actions: list) -> None:
+        game.view(seat)
+
+    return lambda seed: random_match(game_id, players, options, seed, view if with_view else None)
 
 
-def decisions_of_play(game_id: str, players: int, options: Mapping, count: int) -> Iterator[tuple[dict, list[dict]]]:
-    """``count`` decisions of random matches: (the seat's view, its legal actions' JSON)."""
+def decisions_of_play(game_id: str, players: int, options: Mapping, count: int) -> list[tuple[dict, list[dict]]]:
+    """``count`` decisions of random matches, one in four taken so that the sample spans whole
+    matches (Three Thirteen's later rounds, their longer hands): (the seat's view, its legal
+    actions' JSON)."""
+    sample: list[tuple[dict, list[dict]]] = []
+    rng = random.Random(count)
+
+    def keep(game, seat: int, actions: list) -> None:
+        if len(sample) < count and rng.random() < 0.25:
+            sample.append((game.view(seat), [game.action_json(a) for a in actions]))
+
     seed = 0
-    while True:
-        rng = random.Random(seed)
-        game = new_game(game_id, players, seed, options)
-        while not game.is_over():
-            chosen = {}
-            for seat in game.to_act():
-                actions = game.legal_actions(seat)
-                yield game.view(seat), [game.action_json(a) for a in actions]
-                count -= 1
-                if not count:
-                    return
-                chosen[seat] = actions[rng.randrange(len(actions))]
-            game.apply(chosen)
+    while len(sample) < count:
+        random_match(game_id, players, options, seed, keep)
         seed += 1
+    return sample
 
 
 def codec_us(game_id: str, players: int, options: Mapping, count: int) -> tuple[float, float]:
@@ -131,7 +141,7 @@ def codec_us(game_id: str, players: int, options: Mapping, count: int) -> tuple[
     from cardarena.research.spaces import codec
 
     c = codec(game_id, players, options)
-    sample = list(decisions_of_play(game_id, players, options, count))
+    sample = decisions_of_play(game_id, players, options, count)
     figures = []
     for call in (lambda v, a: c.observe(v), lambda v, a: c.mask(a)):
         t = time.process_time()
@@ -193,7 +203,7 @@ def openspiel_match(game, with_tensor: bool) -> Callable[[int], int]:
                 if with_tensor:
                     tensor(state, seat)
                 legal = state.legal_actions(seat)
-                chosen.append(legal[rng.randrange(len(legal))] if legal else 0)
+                chosen.append(legal[rng.randrange(len(legal))])
             decisions += len(chosen)
             if player == simultaneous:
                 state.apply_actions(chosen)
@@ -265,8 +275,8 @@ def rlcard_elsewhere(python: str, name: str, seconds: float) -> tuple[float, flo
     """:func:`rlcard_figures` run by another interpreter (a venv that has rlcard)."""
     script = f"{inspect.getsource(rlcard_figures)}\nimport json\nprint(json.dumps(rlcard_figures({name!r}, {seconds!r})))"
     r = subprocess.run([python, "-c", script], capture_output=True, text=True)
-    if "ModuleNotFoundError" in r.stderr:
-        raise ImportError(r.stderr)
+    if "ModuleNotFoundError: No module named 'rlcard'" in r.stderr:
+        raise ImportError(r.stderr, name="rlcard")
     if r.returncode:
         raise RuntimeError(f"{python}: exit {r.returncode}: {r.stderr.strip()}")
     return tuple(json.loads(r.stdout))
@@ -281,10 +291,13 @@ RATIOS = (("PZ env / engine+view", "PZ env", "engine+view"), ("PZ raw / engine+v
 
 
 def attempt(measure: Callable[[], Any]) -> Any:
-    """The figures of ``measure()``, or :data:`NOT_INSTALLED` when a package it needs is missing."""
+    """The figures of ``measure()``, or :data:`NOT_INSTALLED` when an optional package it needs
+    (:data:`OPTIONAL`) is missing; any other error is raised."""
     try:
         return measure()
-    except ImportError:
+    except ImportError as e:
+        if (e.name or "").split(".")[0] not in OPTIONAL:
+            raise
         return NOT_INSTALLED
 
 
@@ -294,7 +307,8 @@ def game_row(game_id: str, players: int, options: Mapping, seconds: float, sampl
     for column, with_view in (("engine", False), ("engine+view", True)):
         row[column] = per_second(engine_match(game_id, players, options, with_view), seconds)
     codec = attempt(lambda: codec_us(game_id, players, options, sample))
-    row["observe µs"], row["mask µs"] = (codec, codec) if codec == NOT_INSTALLED else ((codec[0],) * 2, (codec[1],) * 2)
+    for column, k in (("observe µs", 0), ("mask µs", 1)):
+        row[column] = codec if codec == NOT_INSTALLED else (codec[k], codec[k])
     for column, wrapped in (("PZ raw", False), ("PZ env", True)):
         row[column] = attempt(lambda: per_second(pettingzoo_match(game_id, players, options, wrapped), seconds))
     for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True)):
@@ -304,15 +318,14 @@ def game_row(game_id: str, players: int, options: Mapping, seconds: float, sampl
 
 
 def reference_rows(seconds: float, rlcard_python: str | None) -> dict[str, dict[str, Any]]:
+    """The reference games' figures: OpenSpiel's through :func:`openspiel_match`, RLCard's."""
     rows: dict[str, dict[str, Any]] = {}
     for title, name, _ in OPENSPIEL_REFERENCES:
         rows[title] = {column: attempt(lambda: per_second(openspiel_match(openspiel_reference(name), with_tensor), seconds))
                        for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True))}
     for title, name, _ in RLCARD_REFERENCES:
-        if rlcard_python:
-            rows[title] = {"env.step": attempt(lambda: rlcard_elsewhere(rlcard_python, name, seconds))}
-        else:
-            rows[title] = {"env.step": attempt(lambda: rlcard_figures(name, seconds))}
+        rows[title] = {"env.step": attempt(lambda: rlcard_elsewhere(rlcard_python, name, seconds) if rlcard_python
+                                           else rlcard_figures(name, seconds))}
     return rows
 
 
@@ -327,7 +340,7 @@ def cell(value: Any, which: int, width: int) -> str:
 
 def table(rows: Mapping[str, Mapping[str, Any]], columns: tuple[str, ...], which: int, first: int = 16) -> list[str]:
     """Rows of figures, ``which`` 0 for CPU time, 1 for wall time."""
-    widths = [max(12, len(c) + 2) for c in columns]
+    widths = [max(len(NOT_INSTALLED) + 1, len(c) + 2) for c in columns]
     lines = [f"{'':<{first}}" + "".join(f"{c:>{w}}" for c, w in zip(columns, widths))]
     for title, row in rows.items():
         lines.append((f"{title:<{first}}" + "".join(cell(row.get(c), which, w) for c, w in zip(columns, widths))).rstrip())
@@ -379,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
           f"options: {opts or 'the defaults'}")
     print("decisions/s by CPU time (observe, mask: µs a call):")
     print("\n".join(table(rows, COLUMNS, 0)))
-    print("decisions/s by wall time:")
+    print("decisions/s by wall time (observe, mask: CPU µs a call, as above):")
     print("\n".join(table(rows, COLUMNS, 1)))
     if references:
         seats = {t: n for t, _, n in OPENSPIEL_REFERENCES + RLCARD_REFERENCES}
