@@ -4,5 +4,6 @@
 referee named by ``CARDARENA_ADDRESS`` with the token ``CARDARENA_TOKEN``. See ``bot.py``.
 """
 from .bot import BotError, Decision, play, run
+from .policy import policy_bot  # a PettingZoo- or OpenSpiel-style policy as a bot (the research extra)
 
-__all__ = ["BotError", "Decision", "play", "run"]
+__all__ = ["BotError", "Decision", "play", "policy_bot", "run"]

@@ -11,6 +11,9 @@ the one before:
                 in-process and a bot over gRPC.
 ``pettingzoo``  ``env(game, players=…, **options)``: an AEC environment per game.
 ``openspiel``   importing it registers ``cardarena_<game_id>`` OpenSpiel Python games.
+``from_view``   ``determinize(game_id, view, rng)``: an engine game a seat could be in, built
+                from its view (search bots in the arena: ``cardarena.client.policy``).
+``rollout``     a fast engine-level rollout evaluator for MCTS and IS-MCTS.
 
 See ``bench/research.py`` for the speed of each layer.
 """
