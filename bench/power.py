@@ -25,20 +25,23 @@ is reproducible.
 
 **The statistic.** In one match, A's advantage is d = (the mean place of the B seats) − (A's
 place); places are the game's own (1 is best, ties share). The unit is a set: x = the mean d over
-its K matches (plain: K independent deals, A rotated through the seats as in duplicate). Over S
-sets, μ = mean x and σ = the standard deviation of x. The matches needed for A to rank above B
-with 95 % confidence are
+its K matches (plain: K independent deals, A rotated through the seats as in duplicate). σ is the
+standard deviation of x over a design's S sets; μ is the mean of x over both designs' sets
+together: the two designs draw their deals, seats and bots alike and differ only in how they
+pair them, so their expected advantage is the same, and one μ keeps the noise of two separate
+means out of the comparison (the table prints both means, to show that noise). The matches
+needed for A to rank above B with 95 % confidence are
 
     n = (z · σ / μ)² × K,   z = 1.645,
 
 the number of matches (in whole sets, averaged) at which the mean advantage is z standard errors
 above 0: where the one-sided 95 % bound first excludes "B is as good" for a typical run (about
 50 % of runs have separated there; 80 % need ((1.645 + 0.842) / 1.645)² ≈ 2.3 times as many,
-the same factor for both designs, so the ratio stands). The ratio plain / duplicate is how many
-times fewer matches duplicate needs; since both designs have the same expected advantage, it
-estimates the ratio of their variances of x. The spread: a bootstrap over the sets (``--boot``
-resamples, each design resampled on its own); the table gives each n and the ratio with their
-90 % bootstrap interval ("∞" where a resample's μ is not above 0: no separation at any size).
+the same factor for both designs, so the ratio stands). The ratio n plain / n duplicate, how many
+times fewer matches duplicate needs, is thus the ratio of the two designs' variances of x. The
+spread: a bootstrap over the sets (``--boot`` resamples, each design resampled on its own); the
+table gives each n and the ratio with their 90 % bootstrap interval ("∞" where a resample's μ is
+not above 0: no separation at any size).
 The finding column: "within one set either way" where both n are under one set's K matches
 (A wins nearly every match: separated at once, so the design hardly matters), else "duplicate
 helps" where the ratio's interval lies above 1, "duplicate costs" where it lies below, else "no
@@ -136,22 +139,28 @@ def _task(args) -> tuple[tuple, list[float]]:
     return cell, play_set(game, options, plans, lambda name, s: make_bot(kinds[name[0]], game, s, weak_p))
 
 
-def needed(xs: Sequence[float], seats: int) -> float:
+def needed(xs: Sequence[float], seats: int, mu: float | None = None) -> float:
     """Matches needed for a one-sided 95 % separation, n = (z σ / μ)² × K, from the per-set
-    statistics ``xs`` (module docstring); ∞ when μ is not above 0."""
-    mu = statistics.fmean(xs)
+    statistics ``xs`` (module docstring), μ their mean unless given; ∞ when μ is not above 0."""
+    mu = statistics.fmean(xs) if mu is None else mu
     if mu <= 0:
         return math.inf
     sigma = statistics.stdev(xs) if len(xs) > 1 else 0.0
     return (Z * sigma / mu) ** 2 * seats
 
 
+def both_needed(plain: Sequence[float], dup: Sequence[float], seats: int) -> tuple[float, float]:
+    """n plain and n duplicate over the advantage of both designs together (the same in
+    expectation: module docstring), so their ratio is the ratio of the designs' variances."""
+    mu = (statistics.fmean(plain) + statistics.fmean(dup)) / 2
+    return needed(plain, seats, mu), needed(dup, seats, mu)
+
+
 def bootstrap(plain: Sequence[float], dup: Sequence[float], seats: int, resamples: int, rng: random.Random):
     """The 5th and 95th percentiles of n plain, n duplicate and their ratio over bootstrap resamples."""
     n_p, n_d, ratio = [], [], []
     for _ in range(resamples):
-        p = needed(rng.choices(plain, k=len(plain)), seats)
-        d = needed(rng.choices(dup, k=len(dup)), seats)
+        p, d = both_needed(rng.choices(plain, k=len(plain)), rng.choices(dup, k=len(dup)), seats)
         n_p.append(p)
         n_d.append(d)
         r = _ratio(p, d)
@@ -215,19 +224,21 @@ def _fmt_band(n: float, band: tuple[float, float]) -> str:
 def table(per_set: dict[tuple, list[float]], resamples: int, seed: int) -> list[str]:
     """The printed table: per game, seats and pairing, μ and n for both designs and the ratio."""
     rng = random.Random(seed)
-    widths = (15, 6, 20, 8, 7, 18, 18, 18)
-    head = ("game", "seats", "pairing", "μ plain", "μ dup", "n plain [90%]", "n dup [90%]", "ratio [90%]")
+    widths = (15, 6, 20, 8, 7, 8, 7, 18, 18, 18)
+    head = ("game", "seats", "pairing", "μ plain", "μ dup", "σ plain", "σ dup", "n plain [90%]", "n dup [90%]",
+            "ratio [90%]")
     row = lambda cells: "".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     lines = [row(head) + "finding", "-" * (sum(widths) + 16)]
     cells = sorted({c[:3] for c in per_set}, key=lambda c: (GAMES.index(c[0]) if c[0] in GAMES else 99, c[1], c[2]))
     for game, k, pairing in cells:
         plain, dup = per_set[game, k, pairing, "plain"], per_set[game, k, pairing, "duplicate"]
-        n_p, n_d = needed(plain, k), needed(dup, k)
+        n_p, n_d = both_needed(plain, dup, k)
         bp, bd, br = bootstrap(plain, dup, k, resamples, rng)
         finding = ("within one set either way" if max(n_p, n_d) < k else "duplicate helps" if br[0] > 1
                    else "duplicate costs" if br[1] < 1 else "no clear gain")
-        lines.append(row((game, k, pairing, f"{statistics.fmean(plain):.2f}", f"{statistics.fmean(dup):.2f}",
-                          _fmt_band(n_p, bp), _fmt_band(n_d, bd), _fmt_band(_ratio(n_p, n_d), br))) + finding)
+        figures = [f"{f(xs):.2f}" for f in (statistics.fmean, statistics.stdev) for xs in (plain, dup)]
+        lines.append(row((game, k, pairing, *figures, _fmt_band(n_p, bp), _fmt_band(n_d, bd),
+                          _fmt_band(_ratio(n_p, n_d), br))) + finding)
     return lines
 
 

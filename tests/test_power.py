@@ -70,6 +70,14 @@ def test_needed_matches_is_z_sigma_over_mu_squared_times_the_seats():
     assert power.needed(xs, 3) == pytest.approx((1.645 ** 2) * (2 / 3) * 3)
     assert power.needed([0.5, -0.5], 3) == math.inf
     assert power.needed([1.0, 1.0, 1.0], 4) == 0.0  # no spread: separated at once
+    assert power.needed(xs, 3, mu=2.0) == pytest.approx(power.needed(xs, 3) / 4)
+
+
+def test_both_designs_share_one_mean_so_the_ratio_is_the_ratio_of_variances():
+    plain, dup = [0.0, 2.0, 1.0, 3.0], [1.0, 1.5, 1.0, 1.5]  # means 1.5 and 1.25
+    n_p, n_d = power.both_needed(plain, dup, 4)
+    assert n_p == pytest.approx(power.needed(plain, 4, mu=1.375)) and n_d == pytest.approx(power.needed(dup, 4, mu=1.375))
+    assert n_p / n_d == pytest.approx(statistics.variance(plain) / statistics.variance(dup))
 
 
 def test_a_tiny_run_computes_a_table_with_both_designs():
