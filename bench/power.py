@@ -3,7 +3,7 @@
 one with 95 % confidence, in plain and in duplicate play, per game at 3 and 4 seats.
 
     .venv/bin/python bench/power.py                       # every game, 3 and 4 seats, 60 sets
-    .venv/bin/python bench/power.py --quick               # 6 sets: a rough table in ~20 s
+    .venv/bin/python bench/power.py --quick               # 4 sets: a rough table in ~20 s
     .venv/bin/python bench/power.py --games scout unsorted --seats 4 --sets 200 -j 2
     .venv/bin/python bench/power.py --pairings weak --weak-p 0.7    # a weaker weak heuristic
 
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     ap.add_argument("--seats", nargs="+", type=int, default=[3, 4])
     ap.add_argument("--sets", type=int, default=60, help="sets per game, seats, pairing and design (default 60)")
-    ap.add_argument("--quick", action="store_true", help="6 sets: a rough table in about 20 s")
+    ap.add_argument("--quick", action="store_true", help="4 sets (and 500 resamples): a rough table in about 20 s")
     ap.add_argument("--full", action="store_true", help="every game at its default options (no short games)")
     ap.add_argument("--pairings", nargs="+", default=["random", "weak"], choices=["random", "weak"],
                     help="the heuristic against random, against the weak heuristic, or both (default)")
@@ -256,9 +256,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     args = ap.parse_args(argv)
-    n_sets = 6 if args.quick else args.sets
+    n_sets = 4 if args.quick else args.sets
     if n_sets < 2:
         ap.error("--sets must be at least 2 (a spread needs two sets)")
+    if args.quick:
+        args.boot = min(args.boot, 500)
     load = os.getloadavg()
     t0 = time.perf_counter()
     pairings = [p for p in PAIRINGS if p.rsplit(" ", 1)[1] in args.pairings]
