@@ -41,7 +41,11 @@ cannot: the cards no meld can take any more (nothing of their rank, or only one 
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
 within reach) stay in hand; and a small group of cards that can meet no table meld and no other
 card (J♦ Q♦ Q♦ when only hearts runs are laid and no wild-rank card is a diamond) leaves at
-least what it leaves solved alone with every wild still to come (its points, and its cards). A state searched
+least what it leaves solved alone with every wild still to come (its points, and its cards);
+and the cards that need wilds to go into any meld (each counted once with the fewest any meld
+holding it takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the
+cheapest of them the wilds to come cannot serve, among cards of different suits and ranks,
+which no meld holds together and so no wild serves twice. A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one
 that cannot stay within its budget, with the lower bound the search proved. States are kept
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
@@ -318,6 +322,10 @@ class _Solver:
         self._gap = gap
         self._rank_mask = rank_mask
         self._levels: dict[int, tuple] = {}  # by the wilds still free
+        #: the fewest wilds any meld holding each card needs, and the cards needing some
+        self.wants = wants = self._wants()
+        self.wanting = sum(1 << j for j in range(n) if wants[j])
+        self._demand_memo: dict = {}  # by the undecided cards wanting wilds and the wilds to come
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
         codes: dict[int, list] = {}
@@ -529,8 +537,10 @@ class _Solver:
 
     def floor(self, mask: int, free: int) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
-        to come at most: the cards that no meld can take any more stay in hand, and each group
-        of cards apart from the table leaves at least what it leaves alone."""
+        to come at most: the cards that no meld can take any more stay in hand; each group of
+        cards apart from the table leaves at least what it leaves alone, and the other cards
+        that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
+        of them, the groups apart included, if that says more)."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
@@ -545,10 +555,95 @@ class _Solver:
                     self._apart_cost(apart & g, free) for g in self.apart if apart & g)
         else:
             lb = 0
-        if not mask & level[1]:
-            return lb
-        hit = level[0].get(mask)
-        return lb + (hit or self._stuck(mask, level))[0]
+        stuck = 0
+        if mask & level[1]:
+            stuck_cost, stuck = level[0].get(mask) or self._stuck(mask, level)
+        else:
+            stuck_cost = 0
+        wanting = mask & self.wanting & ~stuck
+        if wanting:
+            lb += self._demand(wanting, free)
+        if apart & self.wanting:
+            lb = max(lb, self._demand(wanting | apart & self.wanting, free))
+        return stuck_cost + lb
+
+    def _wants(self) -> list[int]:
+        """For each card, the fewest wilds that any meld holding it takes from the wilds to
+        come, whatever the other cards do (0 for a wild-rank card: it may join the pool): none
+        onto the table's set of its rank or with 2 more of its rank (1 with one more); in a new
+        run, or with the cards of its suit up to a run on the table, one a rank that no natural
+        card but of the wild rank fills (a wild-rank card standing for itself is one of the
+        wilds to come too)."""
+        rank, suit, isw = self.rank, self.suit, self.isw
+        present = [0, 0, 0, 0]  # the ranks of each suit in the hand (bit r)
+        natural = [0, 0, 0, 0]  # the same but the wild rank
+        for j, r in enumerate(rank):
+            present[suit[j]] |= 1 << r
+            if not isw[j]:
+                natural[suit[j]] |= 1 << r
+        count = [self._rank_mask[r].bit_count() for r in range(14)]
+        out = []
+        for j, p in enumerate(rank):
+            if isw[j] or p in self.set_rank or count[p] >= 3:
+                out.append(0)
+                continue
+            best = 1 if count[p] == 2 else _INF
+            have, nat = present[suit[j]], natural[suit[j]]
+            for lo in range(max(1, p - 12), p + 1):  # a new run lo..hi holding p
+                for hi in range(max(p, lo + 2), min(13, lo + 12) + 1):
+                    span = (1 << (hi - lo + 1)) - 1
+                    k = (have >> lo & span).bit_count()
+                    if hi - lo + 1 - k <= k:  # (R4) wilds, and wild-rank cards in place:
+                        w = hi - lo + 1 - (nat >> lo & span).bit_count()  # one a place
+                        if w < best:
+                            best = w
+            for m in self.table:  # up to a run on the table (the cards between laid too)
+                if m.kind == RUN and m.key == suit[j] and not m.low <= p <= m.high:
+                    a, b = (p, m.low) if p < m.low else (m.high, p)
+                    w = b - a - 1 - (nat >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
+                    if w < best:
+                        best = w
+            out.append(best)
+        return out
+
+    def _demand(self, wanting: int, free: int) -> int:
+        """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
+        to come: a card that needs more stays; and of cards of different suits and ranks
+        (never in one meld, so never served by one wild: the dearest first, one a suit and a
+        rank) those that stay leave the others no more wilds than there are. Memoised."""
+        hit = self._demand_memo.get((wanting, free))
+        if hit is not None:
+            return hit
+        wants, cost = self.wants, self.cost
+        forced = 0
+        chosen: list[tuple[int, int]] = []
+        suits = ranks = 0
+        m = wanting
+        while m:
+            j = m.bit_length() - 1
+            m ^= 1 << j
+            w = wants[j]
+            if w > free:
+                forced += cost[j]
+            elif not (suits >> self.suit[j] & 1 or ranks >> self.rank[j] & 1):
+                suits |= 1 << self.suit[j]
+                ranks |= 1 << self.rank[j]
+                chosen.append((w, cost[j]))
+        if sum(w for w, _ in chosen) <= free:
+            self._demand_memo[wanting, free] = forced
+            return forced
+        least = _INF
+        for stay in range(1, 1 << len(chosen)):
+            w = c = 0
+            for t, (wt, ct) in enumerate(chosen):
+                if stay >> t & 1:
+                    c += ct
+                else:
+                    w += wt
+            if w <= free and c < least:
+                least = c
+        out = self._demand_memo[wanting, free] = forced + least
+        return out
 
     def _apart_groups(self) -> list[int]:
         """The groups of cards (bitmasks) that can meet no table meld and no other group's

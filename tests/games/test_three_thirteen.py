@@ -575,6 +575,21 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
 
 
+def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_cheapest():
+    """R4, R6 (Kings wild): Q♥ takes both K♥ to go into a meld (10♥ J♥ up to 4♥…9♥ on the table,
+    or K♥ Q♥ K♥ with one K♥ standing for itself, a wild to come all the same) and 9♠ takes one
+    (8♠ beside 7♠); a spade and a heart never share a meld, so one wild serves one of them: the
+    solver's lower bound counts the cheaper, 9♠ (9 points and the card). The arrangement leaves
+    the Q♥ (7♠ K♥ 9♠ K♥ is a run) and agrees with the brute force."""
+    from cardarena.server.games.melds import _Solver
+
+    hand, table = C("7S 9S QH KH KH"), [Meld(RUN, 2, 4, tuple(C("4H 5H 6H 7H 8H 9H")))]
+    s = _Solver(hand, 13, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 9 + 1
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.points == 12 and best.deadwood == tuple(C("QH"))
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
