@@ -106,7 +106,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from sqlalchemy import (
     Integer, bindparam, delete, event, func, insert, text, true, update,
@@ -125,6 +125,17 @@ from .models import (
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
     Seat, SeatResults, utcnow,
 )
+
+
+class BotPage(NamedTuple):
+    """What ``Ledger.bot_page`` reads of a bot, in one session."""
+    info: BotInfo
+    state: BotState
+    recent: list[MatchInfo]  # its latest matches, newest first
+    summaries: dict[str, dict]  # game → its row of ``bot_summary`` (``Ledger.bot_summaries``)
+    durations: list[float]  # the durations (s) of its finished matches, one per seat
+    version: tuple  # ``Ledger.version()`` as of the same read
+
 
 TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory, BotSummary)]
 _match, _seat, _bot, _rating = Match.__table__.c, Seat.__table__.c, Bot.__table__.c, Rating.__table__.c
@@ -165,6 +176,12 @@ _LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _
            _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
            _match.fail_reason, _match.kind)
 _STATES = select(_bot.name, _bot.owner, _bot.paused, _bot.benched_until, _bot.bench_reason).order_by(_bot.name)
+#: A bot by name with its state (``bot_page``): id, name, created, owner, paused, benched until, why.
+_BOT_PAGE = select(_bot.id, _bot.name, _bot.created_at, _bot.owner, _bot.paused, _bot.benched_until,
+                   _bot.bench_reason).where(_bot.name == bindparam("name"))
+#: ``version``'s fingerprint: the last recorded match's ``seq``, the last rating-history row's id.
+_VERSION = select(select(func.max(MatchLog.seq)).scalar_subquery(),
+                  select(func.max(RatingHistory.id)).scalar_subquery())
 _SUMMARIES = (select(*BotSummary.__table__.c).where(BotSummary.__table__.c.bot_id == bindparam("bot_id"))
               .order_by(BotSummary.__table__.c.game))
 _DURATIONS = (select(_match.duration_s).join_from(Seat.__table__, Match.__table__, _match.id == _seat.match_id)
@@ -293,7 +310,10 @@ def pack_steps(steps: Sequence[Mapping]) -> bytes:
 
 
 def unpack_steps(blob: bytes) -> list[dict]:
-    data = unpack(blob)
+    return _steps_of(unpack(blob))
+
+
+def _steps_of(data: Mapping) -> list[dict]:
     if data.get("int_keys"):
         return [{int(k): v for k, v in step.items()} for step in data["steps"]]
     return [{k: v for k, v in pairs} for pairs in data["steps"]]
@@ -305,6 +325,21 @@ def pack_events(events: Sequence[Mapping]) -> bytes:
 
 def unpack_events(blob: bytes) -> list[dict]:
     return unpack(blob)["events"]
+
+
+#: How the stored (decompressed) steps and events begin: then the list, then ``}`` (:func:`log_text`).
+_STEPS_HEAD = f'{{"format":{LOG_FORMAT},"int_keys":true,"steps":'.encode()
+_EVENTS_HEAD = f'{{"format":{LOG_FORMAT},"events":'.encode()
+
+
+def log_text(stored: bytes | None, head: bytes, parsed: list) -> bytes:
+    """The JSON text (ASCII) of a log's list, ``parsed``: cut out of its decompressed stored form
+    ``stored``, which is ``head``, the list as :func:`pack` wrote it, and ``}``; encoded from
+    ``parsed`` when the log is stored in another form (steps keyed by other than integers, as
+    pairs) or not at all (None)."""
+    if stored is not None and stored.startswith(head) and stored.endswith(b"]}"):
+        return stored[len(head):-1]
+    return json.dumps(parsed, separators=(",", ":"), default=_jsonable).encode("ascii")
 
 
 def database_url(where: str) -> str:
@@ -584,11 +619,34 @@ class Ledger:
         matches, one per seat, for the bot's web page: two indexed queries, whatever the number
         of its matches; its matches' details are never read."""
         with self._read() as session:
-            conn = session.connection()
-            bot_id = self._bot_id(session, name)
-            rows = conn.execute(_SUMMARIES, {"bot_id": bot_id}).all()
-            durations = [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
+            return self._conduct(session.connection(), self._bot_id(session, name))
+
+    @staticmethod
+    def _conduct(conn, bot_id: int) -> tuple[dict[str, dict], list[float]]:
+        """``bot_summaries`` of a bot id, on an open connection."""
+        rows = conn.execute(_SUMMARIES, {"bot_id": bot_id}).all()
+        durations = [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
         return {r.game: dict(r._mapping) for r in rows}, durations
+
+    def bot_page(self, name: str, recent: int) -> BotPage:
+        """Everything the web reads of the ledger for a bot's page and API answer, in one session
+        (each session costs as much as a small query): the bot and its state, its ``recent``
+        latest matches (``matches(bot=name)``), its summaries and match durations
+        (``bot_summaries``) and the ledger's ``version``, as :class:`BotPage`. Six statements,
+        each indexed, whatever the number of its matches."""
+        with self._read() as session:
+            conn = session.connection()
+            row = conn.execute(_BOT_PAGE, {"name": name}).first()
+            if row is None:
+                raise LedgerError(f"no bot named {name!r}")
+            bot_id, name, created, owner, paused, until, reason = row
+            version = tuple(conn.execute(_VERSION).one())
+            listed = conn.execute(_matches_statement(False, False, False, False, True, True),
+                                  {"bot_id": bot_id, "limit": recent}).all()
+            matches = self._infos(session, listed)
+            summaries, durations = self._conduct(conn, bot_id)
+        return BotPage(BotInfo(bot_id, name, created, owner),
+                       BotState(name, owner, bool(paused), _aware(until), reason), matches, summaries, durations, version)
 
     def version(self) -> tuple:
         """A cheap fingerprint of what the ratings are derived from: (the last recorded match's
@@ -597,8 +655,7 @@ class Ledger:
         tables and lines, so a reader may cache those under it (the web does). Two indexed
         ``max()`` lookups, whatever the ledger's size."""
         with self._read() as session:
-            return tuple(session.execute(select(select(func.max(MatchLog.seq)).scalar_subquery(),
-                                                select(func.max(RatingHistory.id)).scalar_subquery())).one())
+            return tuple(session.connection().execute(_VERSION).one())
 
     @staticmethod
     def _bot_id(session: Session, name: str) -> int:
@@ -1103,6 +1160,17 @@ class Ledger:
         """Everything recorded of one match, the event log and steps decompressed (four indexed
         queries of columns, built once; the time is the log's decompression and parsing, in
         proportion to its size)."""
+        return self._match(match_id)[0]
+
+    def match_log_text(self, match_id: int) -> tuple[MatchDetail, bytes, bytes]:
+        """:meth:`match`, and its steps and event log as the JSON text of their lists, cut out of
+        the stored form (:func:`log_text`), for an answer that sends them whole: the same JSON
+        as ``json.dumps(detail.steps)`` and ``json.dumps(detail.events)`` (compact, non-ASCII
+        characters escaped), without encoding them again (a long match's log is most of its
+        answer's encoding time)."""
+        return self._match(match_id, texts=True)
+
+    def _match(self, match_id: int, texts: bool = False) -> tuple[MatchDetail, bytes | None, bytes | None]:
         key = {"match_id": _known("match", match_id)}
         with self._read() as session:
             conn = session.connection()
@@ -1112,18 +1180,23 @@ class Ledger:
             seats = conn.execute(_MATCH_SEATS, key).all()
             log = conn.execute(_MATCH_LOG, key).first()
             history = conn.execute(_MATCH_HISTORY, key).all()
-            names = {s.bot_id: s.name for s in seats}
-            return MatchDetail(
-                id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
-                bots=[s.name for s in seats], scores=[s.score for s in seats],
-                places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
-                duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
-                fail_reason=m.fail_reason, kind=m.kind, faults=[s.faults for s in seats],
-                forfeited=[s.forfeited for s in seats],
-                steps=unpack_steps(log.steps) if log else [], events=unpack_events(log.events) if log else [],
-                result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,
-                rating_changes=[RatingChange(h.seat, names.get(h.bot_id, "?"), h.game, h.rated, h.mu_before,
-                                             h.sigma_before, h.mu, h.sigma) for h in history])
+        names = {s.bot_id: s.name for s in seats}
+        steps_json, events_json = (zlib.decompress(log.steps), zlib.decompress(log.events)) if log else (None, None)
+        steps = _steps_of(json.loads(steps_json)) if log else []
+        events = json.loads(events_json)["events"] if log else []
+        detail = MatchDetail(
+            id=m.id, game=m.game, seed=m.seed, options=dict(m.options), status=m.status,
+            bots=[s.name for s in seats], scores=[s.score for s in seats],
+            places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
+            duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
+            fail_reason=m.fail_reason, kind=m.kind, faults=[s.faults for s in seats],
+            forfeited=[s.forfeited for s in seats], steps=steps, events=events,
+            result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,
+            rating_changes=[RatingChange(h.seat, names.get(h.bot_id, "?"), h.game, h.rated, h.mu_before,
+                                         h.sigma_before, h.mu, h.sigma) for h in history])
+        if not texts:
+            return detail, None, None
+        return detail, log_text(steps_json, _STEPS_HEAD, steps), log_text(events_json, _EVENTS_HEAD, events)
 
     # ----------------------------------------------------------------------------- ratings
 

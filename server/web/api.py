@@ -72,6 +72,7 @@ match's time.
 """
 from __future__ import annotations
 
+import json
 import math
 import threading
 import weakref
@@ -138,9 +139,10 @@ _tables: "weakref.WeakKeyDictionary[Any, Tables]" = weakref.WeakKeyDictionary()
 _tables_lock = threading.Lock()
 
 
-def tables(ledger) -> Tables:
-    """The ledger's rating tables, read again only when its fingerprint has changed."""
-    version = ledger.version()
+def tables(ledger, version: tuple | None = None) -> Tables:
+    """The ledger's rating tables, read again only when its fingerprint (``version``, read here
+    unless the caller has just read it) has changed."""
+    version = ledger.version() if version is None else version
     with _tables_lock:  # one reader rebuilds them; the others wait for it rather than repeat it
         cached = _tables.get(ledger)
         if cached is None or cached.version != version:
@@ -213,6 +215,31 @@ def answer(content: Any) -> JSONResponse:
     return JSONResponse(content)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))  # JSONResponse's
+
+
+def encoded(content: Any) -> bytes:
+    """``content`` encoded as :func:`answer` (``JSONResponse``) encodes it."""
+    return _ENCODER.encode(content).encode()
+
+
+def spliced(content: Mapping[str, Any], raw: Mapping[str, bytes]) -> bytes:
+    """The dict ``content`` encoded as :func:`encoded` does, but for the values of the keys of
+    ``raw``, given already as JSON text; the keys in their order."""
+    parts, run = [], {}
+    for k, v in content.items():
+        if k in raw:
+            if run:
+                parts.append(encoded(run)[1:-1])
+                run = {}
+            parts.append(b"%s:%s" % (encoded(k), raw[k]))
+        else:
+            run[k] = v
+    if run:
+        parts.append(encoded(run)[1:-1])
+    return b"{%s}" % b",".join(parts)
+
+
 def percentile(values: list[float], q: float) -> float | None:
     """The nearest-rank ``q`` percentile (0 < q ≤ 100), or None without values."""
     if not values:
@@ -277,10 +304,12 @@ def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | Non
                 "matches_now": seated[n]} for n in names}
 
 
-def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None) -> dict[str, dict]:
+def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None,
+           kept: Sequence | None = None) -> dict[str, dict]:
     """Each bot's state (module docstring): ``live`` (:func:`live_states`) with the ledger's pause
-    and bench over it, so a ``bot pause`` by another process shows at once (one query)."""
-    kept = {s.name: s for s in ledger.bot_states(names)}
+    and bench over it, so a ``bot pause`` by another process shows at once (one query; none when
+    the caller has just read the bots' ``BotState``, ``kept``)."""
+    kept = {s.name: s for s in (ledger.bot_states(names) if kept is None else kept)}
     now = datetime.now(timezone.utc)
     out = {}
     for n in names:
@@ -320,12 +349,10 @@ def ladder_list(arena) -> list[dict]:
 def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dict:
     """A bot's answer; ``live``: what this process knows of it now (:func:`live_states`)."""
     try:
-        info = ledger.bot(name)
-        recent = ledger.matches(bot=name, limit=RECENT)
-        summaries, durations = ledger.bot_summaries(name)
+        info, state, recent, summaries, durations, version = ledger.bot_page(name, RECENT)  # one session
     except LedgerError as e:
         raise not_found(e) from None
-    ratings = tables(ledger).by_bot.get(name, [])
+    ratings = tables(ledger, version).by_bot.get(name, [])
     history = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     for s in summaries.values():
@@ -335,7 +362,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dic
         return latency_json(latencies.merge(s["latency"] for s in rows), sum(s["latency_seats"] for s in rows),
                             sum(s["seats"] - s["latency_seats"] for s in rows))
     return {
-        "bot": info.to_json(), **states(ledger, [name], live)[name],
+        "bot": info.to_json(), **states(ledger, [name], live, [state])[name],
         "ratings": [{**r.to_json(), "history": history_json(history[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
@@ -390,6 +417,11 @@ def match_detail(ledger, match_id: int) -> dict:
         m = ledger.match(match_id)
     except LedgerError as e:
         raise not_found(e) from None
+    return match_dict(m)
+
+
+def match_dict(m) -> dict:
+    """A match's answer (a MatchDetail's): its log and play-by-play only once it is finished."""
     d = match_json(m)
     d["seats"] = [{"seat": s, "bot": b, "score": m.scores[s], "place": m.places[s], "faults": m.faults[s],
                    "forfeited": m.forfeited[s]} for s, b in enumerate(m.bots)]
@@ -401,6 +433,21 @@ def match_detail(ledger, match_id: int) -> dict:
     d["events"] = m.events if finished else []
     d["play_by_play"] = play_by_play(m) if finished else []
     return d
+
+
+def match_answer(ledger, match_id: int) -> tuple[bytes, bool]:
+    """A match's answer encoded (:func:`match_dict`'s JSON), and whether the match is finished.
+    A finished match's steps and events are sent as the ledger stores their JSON
+    (``Ledger.match_log_text``), never decoded and encoded again: the same content, non-ASCII
+    characters escaped (``\\u2660`` for ♠)."""
+    try:
+        m, steps, events = ledger.match_log_text(match_id)
+    except LedgerError as e:
+        raise not_found(e) from None
+    d = match_dict(m)
+    if m.status != FINISHED:
+        return encoded(d), False
+    return spliced(d, {"steps": steps, "events": events}), True
 
 
 # ----------------------------------------------------------------------------- the routes
@@ -453,10 +500,8 @@ async def api_ladders(request: Request) -> list[dict]:
 def api_match(match_id: MatchId, ledger: Ledger) -> dict:
     """A match: seats, result, faults, rating changes, play-by-play, steps and event log."""
     body = kept_answer(ledger, ("api", match_id))
-    if body is not None:
-        return Response(body, media_type="application/json")
-    d = match_detail(ledger, match_id)
-    found = answer(d)
-    if d["status"] == FINISHED:
-        keep_answer(ledger, ("api", match_id), found.body)
-    return found
+    if body is None:
+        body, finished = match_answer(ledger, match_id)
+        if finished:
+            keep_answer(ledger, ("api", match_id), body)
+    return Response(body, media_type="application/json")
