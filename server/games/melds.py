@@ -39,9 +39,11 @@ The cost of a state is found by a depth-first branch and bound. A choice is sear
 the budget of beating the best choice so far, and not at all when a lower bound says it
 cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
-within reach) stay in hand; and a small group of cards that can meet no table meld and no other
-card (J♦ Q♦ Q♦ when only hearts runs are laid and no wild-rank card is a diamond) leaves at
-least what it leaves solved alone with every wild still to come (its points, and its cards);
+within reach) stay in hand; a small group of cards that can share no meld with any other card
+(J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table)
+leaves at least what it leaves solved alone with the table's runs of its suits as they stand,
+the wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds
+still to come (its points, and a card for every 13 of them);
 and the cards that need wilds to go into any meld (each counted once with the fewest any meld
 holding it takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the
 cheapest of them the wilds to come cannot serve, among cards of different suits and ranks,
@@ -350,13 +352,14 @@ class _Solver:
             for j in range(n):
                 if g >> j & 1:
                     group[j] = g
-        #: with runs on the table, the small groups of cards apart from it and from the other
-        #: cards (:meth:`_apart_groups`): the lower bound solves each alone (:meth:`_apart_cost`)
+        #: with runs on the table, the small groups of cards apart from the other cards
+        #: (:meth:`_apart_groups`): the lower bound solves each alone (:meth:`_apart_cost`)
         self.apart = self._apart_groups() if apart and self.runs else []
-        self.apart_all = sum(self.apart)
-        self._apart_memo: dict = {}  # by the undecided cards apart and the wilds to come
-        self._alone: dict = {}  # by one group's undecided cards and the wilds to come
+        self.apart_all = sum(g[0] for g in self.apart)
+        self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
+        self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group and jokers
+        self.wild_points = wild_rank  # what a wild-rank card left in hand counts
 
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
@@ -451,7 +454,7 @@ class _Solver:
         unused = room - min(room, slack)
         if not unused:
             return 0
-        wp, jp = self.wild_rank, self.joker_points
+        wp, jp = self.wild_points, self.joker_points
         a, b = (q, self.jokers) if wp <= jp else (self.jokers, q)
         va, vb = (wp, jp) if wp <= jp else (jp, wp)
         first = min(unused, a)
@@ -535,12 +538,13 @@ class _Solver:
             c |= first[(mask & g).bit_count()]
         return c
 
-    def floor(self, mask: int, free: int) -> int:
+    def floor(self, mask: int, free: int, ts: tuple | None = None) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
         to come at most: the cards that no meld can take any more stay in hand; each group of
         cards apart from the table leaves at least what it leaves alone, and the other cards
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
-        of them, the groups apart included, if that says more)."""
+        of them, the groups apart included, if that says more). ``ts``: the table's runs
+        (:meth:`_state`; at the start if not given)."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
@@ -549,10 +553,14 @@ class _Solver:
         apart = mask & self.apart_all
         if apart:
             mask ^= apart
-            lb = self._apart_memo.get((apart, free))
+            if ts is None:
+                ts = self.ts0
+            wild = mask & self.wmask
+            lb = self._apart_memo.get((apart, wild, free, ts))
             if lb is None:
-                lb = self._apart_memo[apart, free] = sum(
-                    self._apart_cost(apart & g, free) for g in self.apart if apart & g)
+                lb = self._apart_memo[apart, wild, free, ts] = sum(
+                    self._apart_cost(g, apart & g[0], wild & g[1], free, ts) for g in self.apart
+                    if apart & g[0])
         else:
             lb = 0
         stuck = 0
@@ -645,14 +653,17 @@ class _Solver:
         out = self._demand_memo[wanting, free] = forced + least
         return out
 
-    def _apart_groups(self) -> list[int]:
-        """The groups of cards (bitmasks) that can meet no table meld and no other group's
-        cards: cards joined by their rank, or by their suit within as many ranks as wilds could
-        fill, none of a rank with a set on the table or of a suit with a run there, and none of
-        the suit of a wild-rank card (which could stand for itself among them); only groups of
-        at most ``_APART`` cards (a larger one costs as much to solve alone as it saves)."""
+    def _apart_groups(self) -> list[tuple]:
+        """The groups of cards that can share no meld with any other group's cards: cards
+        joined by their rank, or by their suit within as many ranks as wilds could fill (all
+        of a suit with a run on the table); only groups of at most ``_APART`` cards (a larger
+        one costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
+        of its suits, which may stand for themselves among them, the table runs of its suits
+        by their places in the runs of :meth:`_state`, and the table melds of its suits and
+        ranks)."""
         rank, suit, isw, n = self.rank, self.suit, self.isw, len(self.nat)
         reach = self.total_w + 1
+        run_suits = {self.table[t].key for t in self.runs}
         root = list(range(n))
 
         def find(a: int) -> int:
@@ -662,42 +673,62 @@ class _Solver:
 
         for a in range(n):
             for b in range(a + 1, n):
-                if not (isw[a] or isw[b]) and (rank[a] == rank[b] or suit[a] == suit[b]
-                                               and rank[b] - rank[a] <= reach):
+                if not (isw[a] or isw[b]) and (rank[a] == rank[b] or suit[a] == suit[b] and (
+                        rank[b] - rank[a] <= reach or suit[a] in run_suits)):
                     root[find(b)] = find(a)
-        barred = {self.table[t].key for t in self.runs} | {suit[j] for j in range(n) if isw[j]}
         groups: dict[int, int] = {}
         for j in range(n):
             if not isw[j]:
                 groups[find(j)] = groups.get(find(j), 0) | 1 << j
-        return [g for g in groups.values() if g.bit_count() <= _APART
-                and not any(g >> j & 1 and (suit[j] in barred or rank[j] in self.set_rank)
-                           for j in range(n))]
+        out = []
+        for g in groups.values():
+            if g.bit_count() > _APART:
+                continue
+            suits = {suit[j] for j in range(n) if g >> j & 1}
+            ranks = {rank[j] for j in range(n) if g >> j & 1}
+            wild = sum(1 << j for j in range(n) if isw[j] and suit[j] in suits)
+            xs = tuple(x for x, t in enumerate(self.runs) if self.table[t].key in suits)
+            melds = [self.table[self.runs[x]] for x in xs] + [
+                m for m in self.table if m.kind == SET and m.key in ranks]
+            out.append((g, wild, xs, melds))
+        return out
 
-    def _apart_cost(self, bits: int, free: int) -> int:
-        """A lower bound of what the undecided cards ``bits`` of one group apart leave: what the
-        group alone leaves with every wild still to come (at most one a card: the wilds of a
-        meld never outnumber its naturals) as jokers, less the jokers left over (they count a
-        card each there, not here) or else its points alone; and never less than its cards
-        that no meld can take (:meth:`_stuck`)."""
-        out = self._alone.get((bits, free))
+    def _apart_cost(self, group: tuple, bits: int, wild: int, free: int, ts: tuple) -> int:
+        """A lower bound of what the undecided cards ``bits`` of one group apart leave
+        (``wild``: the undecided wild-rank cards of its suits, ``ts``: the table's runs): what
+        the group alone leaves with those wild-rank cards (one left over counts nothing) and
+        every other wild still to come as jokers (at most one a card with no run on the table:
+        the wilds of a new meld never outnumber its naturals), the table's runs of its suits
+        as they stand and the sets of its ranks; less the wilds left over (they count a card
+        each there, not here), or else its points alone and a card for every 13 of them; and
+        never less than its cards that no meld can take (:meth:`_stuck`)."""
+        g, wilds, xs, melds = group
+        mine = tuple(ts[x] for x in xs)
+        key = (bits, wild, free, mine)
+        out = self._alone.get(key)
         if out is None:
-            group = next(g for g in self.apart if bits & g)
-            k = min(free, group.bit_count())
-            sub = self._alone_solvers.get((group, k))
+            k = free - wild.bit_count()  # (those wild-rank cards are wilds to come too)
+            if not xs and k > g.bit_count():
+                k = g.bit_count()
+            sub = self._alone_solvers.get((g, k))
             if sub is None:  # (one solver for the group: its memo serves every part of it)
-                cards = [c for j, c in enumerate(self.nat) if group >> j & 1]
-                sub = self._alone_solvers[group, k] = _Solver(
-                    cards + [JOKER] * k, self.wild_rank, (), 0, apart=False)
+                cards = [c for j, c in enumerate(self.nat) if (g | wilds) >> j & 1]
+                sub = self._alone_solvers[g, k] = _Solver(
+                    cards + [JOKER] * k, self.wild_rank, melds, 0, apart=False)
+                sub.wild_points = 0
             part, t = 0, 0
+            undecided = bits | wild
             for j in range(len(self.nat)):
-                if group >> j & 1:
-                    part |= (bits >> j & 1) << t
+                if (g | wilds) >> j & 1:
+                    part |= (undecided >> j & 1) << t
                     t += 1
-            cost = sub.solve(part, 0, 0, 0, ())  # (each joker left over counts a card)
+            runs = tuple(mine[x] for x in sub.runs) if xs else ()
+            cost = sub.solve(part, 0, 0, 0, runs)  # (each wild left over counts a card)
             level = self._levels.get(free) or self._level(free)
-            out = self._alone[bits, free] = max(cost // _POINT * _POINT, cost - k * _CARD,
-                                                self._stuck(bits, level)[0])
+            points = cost // _POINT  # (and a card for every 13 points at least)
+            out = self._alone[key] = max(
+                points * _POINT - (-points // 13) * _CARD, cost - (k + wilds.bit_count()) * _CARD,
+                self._stuck(bits | wild, level)[0])
         return out
 
     def stuck(self, mask: int) -> int:
@@ -786,7 +817,7 @@ class _Solver:
         if need > self.jokers + q + (mask & self.wmask).bit_count():
             self.memo[key] = (_INF, None)
             return _INF
-        least = self.floor(mask, self._free(mask, need, q))  # (a choice that costs this wins)
+        least = self.floor(mask, self._free(mask, need, q), ts)  # (a choice costing it wins)
         if least > budget:
             self.bounds[key] = least
             return least
@@ -798,7 +829,8 @@ class _Solver:
         for extra, args, move in self._moves(mask, need, q, slack, ts):
             if best < _INF:  # (a choice no better than the best so far is not searched)
                 m = args[0]
-                c = extra + floor(m, jokers + args[2] + (m & wmask).bit_count() - args[1])
+                c = extra + floor(m, jokers + args[2] + (m & wmask).bit_count() - args[1],
+                                  args[4])
             else:
                 c = extra
             if c < best:
@@ -923,7 +955,7 @@ class _Solver:
                 extra, args, move, _ = choice            # choice is kept for these ones)
             else:
                 for extra, args, move in self._moves(mask, need, q, slack, ts):
-                    if extra + self.floor(args[0], self._free(*args[:3])) <= cost and \
+                    if extra + self.floor(args[0], self._free(*args[:3]), args[4]) <= cost and \
                             extra + self.solve(*args, cost - extra) == cost:
                         break
                 else:

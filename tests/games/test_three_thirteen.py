@@ -561,18 +561,33 @@ def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
 def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     """R3, R4, R6: J♦ Q♦ Q♦ can reach no table meld (only a hearts run is laid) and no other card
     of the hand, so with two jokers to come at most they leave at least the J♦ (J♦ Q♦ Jo Jo
-    leaves a Q♦, Q♦ Q♦ Jo leaves the J♦): the solver's lower bound counts those 11 points, and
-    the arrangement (9♥ and a joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them. A J♦ alone
-    counts as a card left too (the cost counts the cards left after the points)."""
+    leaves a Q♦, Q♦ Q♦ Jo leaves the J♦): the solver's lower bound counts those 11 points and
+    a card (the cost counts the cards left after the points), and the arrangement (9♥ and a
+    joker onto 5♥ 6♥ 7♥, Q♦ Q♦ Jo) leaves exactly them. A J♦ alone counts so too."""
     from cardarena.server.games.melds import _Solver
 
     hand, table = C("JD QD QD 9H Jo Jo"), [Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))]
     s = _Solver(hand, 3, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
     best = arrange(hand, 3, table)
     assert best.points == 11 and best.deadwood == tuple(C("JD"))
     s = _Solver(C("JD 9H Jo"), 3, table, 20)  # a J♦ alone: its 11 points and the card itself
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
+
+
+def test_R4_R6_cards_apart_with_a_table_run_and_a_wild_rank_card_of_their_suit():
+    """R4, R6 (Queens wild): 7♣ 9♣ 9♠ share no meld with any other card, but a clubs run lies on
+    the table (Q♥ 5♣ 6♣ Jo: 4♣ to 7♣, no room for 7♣) and Q♠ could stand for itself beside
+    9♠; solved alone with that run, that Q♠ and the other wild to come (Q♥) as a joker, they
+    leave at least 7♣ (9♣ goes with 7♣ or with 9♠, never both): the lower bound counts it, and
+    the arrangement (9♣ 9♠ Q♠ Q♥) leaves exactly it, as the brute force says."""
+    from cardarena.server.games.melds import _Solver
+
+    hand, table = C("7C 9C 9S QS QH"), [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo")))]
+    s = _Solver(hand, 12, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 7 + 1
+    best = _check_against_brute_force(hand, 12, table)
+    assert best.deadwood == tuple(C("7C"))
 
 
 def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_cheapest():
