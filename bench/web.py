@@ -3,6 +3,7 @@ the real `cardarena web` and a real HTTP client.
 
     .venv/bin/python bench/web.py                          # 100,000 matches among 1,000 bots
     .venv/bin/python bench/web.py --matches 5000 --bots 100 --requests 50      # a quick run
+    .venv/bin/python bench/web.py --only api               # the API calls alone
 
 1. The ledger (built once, then kept in the temporary folder under a name made of its
    parameters, ``cardarena-bench-web-<matches>-<bots>-<seeds>/ledger.db``; ``--rebuild`` makes
@@ -29,7 +30,9 @@ the real `cardarena web` and a real HTTP client.
    average (1, 5 and 15 minutes) before and after the measures: the machine is shared, and a
    loaded one slows every figure. The second run asks for the URLs of the first (in the other
    order): a finished match's answer and page are then kept by the server (server/web/api.py,
-   Speed), a bot's rating lines too; the first run's misses are the cold figures.
+   Speed), a bot's rating lines and match seconds too; the first run's misses are the cold
+   figures. Each run's ``cpu`` is the server process's CPU time (user + system, from Linux's
+   /proc) per request: what a change saves, seen through a loaded machine's noise.
 
 Figures are printed, never asserted (tests do not time anything).
 """
@@ -255,24 +258,39 @@ def floor(url: str, keepalive: bool) -> float:
         return statistics.median(timed(client, "/static/site.css") for _ in range(20))
 
 
-def measure(url: str, kinds: dict, concurrency: int, keepalive: bool) -> list[bool]:
+def server_cpu(pid: int) -> float | None:
+    """The CPU time (s, user + system) the process has used so far, from Linux's /proc; None
+    elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def measure(url: str, kinds: dict, concurrency: int, keepalive: bool, pid: int) -> list[bool]:
     import httpx
     limits = httpx.Limits(max_connections=concurrency + 1,
                           max_keepalive_connections=concurrency + 1 if keepalive else 0)
     met = []
-    print(f"\n{'':26}{'first':>7} | {'sequential ms':^23} | {f'{concurrency} at once ms':^23} | target")
-    print(f"{'URL kind':26}{'ms':>7} | {'p50':>7} {'p99':>7} {'max':>7} | {'p50':>7} {'p99':>7} {'max':>7} | p99 <")
+    print(f"\n{'':26}{'first':>7} | {'sequential ms':^31} | {f'{concurrency} at once ms':^31} | target")
+    print(f"{'URL kind':26}{'ms':>7} | {'p50':>7} {'p99':>7} {'max':>7} {'cpu':>7} | "
+          f"{'p50':>7} {'p99':>7} {'max':>7} {'cpu':>7} | p99 <")
     with httpx.Client(base_url=url, timeout=60, limits=limits) as client:
         for kind, (target, urls) in kinds.items():
             first = timed(client, urls[0])
+            cpu = [server_cpu(pid)]
             sequential = [timed(client, u) for u in urls]
+            cpu.append(server_cpu(pid))
             with ThreadPoolExecutor(concurrency) as pool:
                 together = list(pool.map(lambda u: timed(client, u), urls[::-1]))
+            cpu.append(server_cpu(pid))
+            per = ["    n/a" if None in cpu else f"{(b - a) * 1000 / len(urls):7.1f}" for a, b in zip(cpu, cpu[1:])]
             worst = max(quantile(sorted(sequential), 0.99), quantile(sorted(together), 0.99))
             ok = worst < target
             met.append(ok)
-            print(f"{kind:26}{first:7.1f} | {figures(sequential)} | {figures(together)} | {target:.0f} "
-                  f"{'ok' if ok else 'MISSED'}", flush=True)
+            print(f"{kind:26}{first:7.1f} | {figures(sequential)} {per[0]} | {figures(together)} {per[1]} | "
+                  f"{target:.0f} {'ok' if ok else 'MISSED'}", flush=True)
     return met
 
 
@@ -284,6 +302,7 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=300, help="requests of each URL kind, in each run")
     p.add_argument("--concurrency", type=int, default=2, help="clients at once in the second run")
     p.add_argument("--rebuild", action="store_true", help="build the ledger again even if it is cached")
+    p.add_argument("--only", default="", help="measure only the URL kinds whose name holds this text (e.g. api)")
     p.add_argument("--keepalive", action="store_true",
                    help="keep connections alive even if the server stalls on them (see the printed floor)")
     args = p.parse_args()
@@ -300,7 +319,8 @@ def main() -> None:
             print(f"  a kept-alive connection stalls ~40 ms a request: the response's segments wait for the client's "
                   f"delayed ACK (Nagle: the listening socket lacks TCP_NODELAY); measuring with a new connection "
                   f"per request instead (--keepalive measures it anyway)")
-        met = measure(web.url, kinds, args.concurrency, keepalive)
+        met = measure(web.url, {k: v for k, v in kinds.items() if args.only in k}, args.concurrency, keepalive,
+                      web.proc.pid)
     finally:
         web.stop()
     print(f"\nsummary: {sum(met)} of {len(met)} URL kinds meet their p99 target on {args.matches} matches among "

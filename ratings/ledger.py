@@ -133,7 +133,7 @@ class BotPage(NamedTuple):
     state: BotState
     recent: list[MatchInfo]  # its latest matches, newest first
     summaries: dict[str, dict]  # game → its row of ``bot_summary`` (``Ledger.bot_summaries``)
-    durations: list[float]  # the durations (s) of its finished matches, one per seat
+    durations: list[float] | None  # the durations (s) of its finished matches, one per seat
     version: tuple  # ``Ledger.version()`` as of the same read
 
 
@@ -616,24 +616,33 @@ class Ledger:
     def bot_summaries(self, name: str) -> tuple[dict[str, dict], list[float]]:
         """A bot's summary per game (``bot_summary``'s rows by game, :mod:`.summary`: derived from
         its finished seats, kept by ``record_match``) and the durations (s) of its finished
-        matches, one per seat, for the bot's web page: two indexed queries, whatever the number
-        of its matches; its matches' details are never read."""
+        matches, one per seat (:meth:`match_durations`), for the bot's web page: two indexed
+        queries, whatever the number of its matches; its matches' details are never read."""
         with self._read() as session:
-            return self._conduct(session.connection(), self._bot_id(session, name))
+            conn, bot_id = session.connection(), self._bot_id(session, name)
+            return self._summaries(conn, bot_id), self._durations(conn, bot_id)
+
+    def match_durations(self, name: str) -> list[float]:
+        """The durations (s) of a bot's finished matches, one per seat, those recorded with one:
+        one indexed query, but a row of each of its matches read (the time of a bot's page that
+        grows with its matches: the web keeps their quantiles, ``server/web/api.py``)."""
+        with self._read() as session:
+            return self._durations(session.connection(), self._bot_id(session, name))
 
     @staticmethod
-    def _conduct(conn, bot_id: int) -> tuple[dict[str, dict], list[float]]:
-        """``bot_summaries`` of a bot id, on an open connection."""
-        rows = conn.execute(_SUMMARIES, {"bot_id": bot_id}).all()
-        durations = [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
-        return {r.game: dict(r._mapping) for r in rows}, durations
+    def _summaries(conn, bot_id: int) -> dict[str, dict]:
+        return {r.game: dict(r._mapping) for r in conn.execute(_SUMMARIES, {"bot_id": bot_id})}
 
-    def bot_page(self, name: str, recent: int) -> BotPage:
+    @staticmethod
+    def _durations(conn, bot_id: int) -> list[float]:
+        return [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
+
+    def bot_page(self, name: str, recent: int, durations: bool = True) -> BotPage:
         """Everything the web reads of the ledger for a bot's page and API answer, in one session
         (each session costs as much as a small query): the bot and its state, its ``recent``
-        latest matches (``matches(bot=name)``), its summaries and match durations
-        (``bot_summaries``) and the ledger's ``version``, as :class:`BotPage`. Six statements,
-        each indexed, whatever the number of its matches."""
+        latest matches (``matches(bot=name)``), its summaries, its match durations unless not
+        asked for (``bot_summaries``; None then) and the ledger's ``version``, as
+        :class:`BotPage`. Six statements, each indexed, whatever the number of its matches."""
         with self._read() as session:
             conn = session.connection()
             row = conn.execute(_BOT_PAGE, {"name": name}).first()
@@ -643,10 +652,10 @@ class Ledger:
             version = tuple(conn.execute(_VERSION).one())
             listed = conn.execute(_matches_statement(False, False, False, False, True, True),
                                   {"bot_id": bot_id, "limit": recent}).all()
-            matches = self._infos(session, listed)
-            summaries, durations = self._conduct(conn, bot_id)
-        return BotPage(BotInfo(bot_id, name, created, owner),
-                       BotState(name, owner, bool(paused), _aware(until), reason), matches, summaries, durations, version)
+            return BotPage(BotInfo(bot_id, name, created, owner),
+                           BotState(name, owner, bool(paused), _aware(until), reason), self._infos(session, listed),
+                           self._summaries(conn, bot_id), self._durations(conn, bot_id) if durations else None,
+                           version)
 
     def version(self) -> tuple:
         """A cheap fingerprint of what the ratings are derived from: (the last recorded match's

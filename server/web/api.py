@@ -77,7 +77,7 @@ import math
 import threading
 import weakref
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
@@ -150,36 +150,94 @@ def tables(ledger, version: tuple | None = None) -> Tables:
         return cached
 
 
-#: per ledger: (bot, game, points) → (its rated matches, its line), least recently used first
-_lines: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
-_lines_lock = threading.Lock()
+class KeptByCount:
+    """Values kept per ledger, each under a count that changes whenever the value does (a bot's
+    rated matches in a game, its finished seats), the least recently used dropped past ``limit``
+    per ledger: a value asked for with another count than it was kept under is read again."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._kept: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, ledger, key: Any, count: int) -> Any:
+        """The value kept under ``key`` and ``count``, or None."""
+        with self._lock:
+            cache = self._kept.get(ledger)
+            kept = None if cache is None else cache.get(key)
+            if kept is None or kept[0] != count:
+                return None
+            cache.move_to_end(key)
+            return kept[1]
+
+    def put(self, ledger, items: Iterable[tuple[Any, int, Any]]) -> None:
+        """Keep each value of ``items`` (key, count, value)."""
+        with self._lock:
+            cache = self._kept.setdefault(ledger, OrderedDict())
+            for key, count, value in items:
+                cache[key] = (count, value)
+                cache.move_to_end(key)
+            while len(cache) > self.limit:
+                cache.popitem(last=False)
+
+
+class Line(list):
+    """A rating line (``Ledger.rating_lines``: (μ, σ) after rated matches, oldest first) that
+    keeps its history's JSON once encoded (:meth:`history_text`, for the bot's API answer)."""
+
+    __slots__ = ("_text",)
+
+    def history_text(self) -> bytes:
+        """``encoded(history_json(self))``, encoded once (a line never changes: a new rating
+        makes a new line)."""
+        try:
+            return self._text
+        except AttributeError:
+            self._text = encoded(history_json(self))
+            return self._text
+
+
 LINES_KEPT = 20_000  # rating lines kept per ledger, the least recently used dropped first
+#: (bot, game, points) → its line, kept under the bot's rated matches in the game
+_lines = KeptByCount(LINES_KEPT)
 
 
-def lines(ledger, wanted: Sequence[tuple[str, str, int]], points: int) -> dict[tuple[str, str], list]:
+def lines(ledger, wanted: Sequence[tuple[str, str, int]], points: int) -> dict[tuple[str, str], Line]:
     """The rating lines of (bot, game) with ``matches`` rated matches each (``Ledger.rating_lines``,
     at most ``points`` points). A line changes only when its bot plays that game, so it is kept
     under its number of matches and read again, in one query for all that changed, only then."""
     out, missing = {}, []
-    with _lines_lock:
-        cache = _lines.setdefault(ledger, OrderedDict())
-        for bot, game, matches in wanted:
-            kept = cache.get((bot, game, points))
-            if kept is not None and kept[0] == matches:
-                cache.move_to_end((bot, game, points))
-                out[bot, game] = kept[1]
-            else:
-                missing.append((bot, game, matches))
+    for bot, game, matches in wanted:
+        kept = _lines.get(ledger, (bot, game, points), matches)
+        if kept is not None:
+            out[bot, game] = kept
+        else:
+            missing.append((bot, game, matches))
     if missing:
         games = {g for _, g, _ in missing}
         read = ledger.rating_lines(games.pop() if len(games) == 1 else None, {b for b, _, _ in missing}, points)
-        with _lines_lock:
-            for bot, game, matches in missing:
-                out[bot, game] = line = read.get((bot, game), [])
-                cache[bot, game, points] = (matches, line)
-            while len(cache) > LINES_KEPT:
-                cache.popitem(last=False)
+        for bot, game, _ in missing:
+            out[bot, game] = Line(read.get((bot, game), ()))
+        _lines.put(ledger, (((bot, game, points), matches, out[bot, game]) for bot, game, matches in missing))
     return out
+
+
+SECONDS_KEPT = 20_000  # bots' match_seconds kept per ledger, the least recently used dropped first
+#: bot name → its ``match_seconds``, kept under its finished seats
+_seconds = KeptByCount(SECONDS_KEPT)
+
+
+def match_seconds(ledger, name: str, seats: int) -> dict:
+    """A bot's ``match_seconds`` (its finished matches' count and wall-time p50 and p99, from
+    ``Ledger.match_durations``), kept under its number of finished ``seats`` (its summaries'):
+    a finished seat never changes and every new one adds to that count, so what is kept is
+    read again only when the bot has finished another match."""
+    found = _seconds.get(ledger, name, seats)
+    if found is None:
+        durations = ledger.match_durations(name)
+        found = {"matches": len(durations), "p50": percentile(durations, 50), "p99": percentile(durations, 99)}
+        _seconds.put(ledger, [(name, seats, found)])
+    return found
 
 
 #: per ledger: (what, match id) → a finished match's encoded answer, least recently used first
@@ -346,14 +404,17 @@ def ladder_list(arena) -> list[dict]:
     return out
 
 
-def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dict:
-    """A bot's answer; ``live``: what this process knows of it now (:func:`live_states`)."""
+def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
+               history: Callable[[Line], Any] = history_json) -> dict:
+    """A bot's answer; ``live``: what this process knows of it now (:func:`live_states`);
+    ``history`` gives each rating's line as its ``history`` (:func:`bot_answer` keeps the Line)."""
     try:
-        info, state, recent, summaries, durations, version = ledger.bot_page(name, RECENT)  # one session
+        info, state, recent, summaries, _, version = ledger.bot_page(name, RECENT, durations=False)  # one session
+        seconds = match_seconds(ledger, name, sum(s["seats"] for s in summaries.values()))
     except LedgerError as e:
         raise not_found(e) from None
     ratings = tables(ledger, version).by_bot.get(name, [])
-    history = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
+    found = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     for s in summaries.values():
         by_kind.update(s["fault_kinds"])
@@ -363,15 +424,23 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None) -> dic
                             sum(s["seats"] - s["latency_seats"] for s in rows))
     return {
         "bot": info.to_json(), **states(ledger, [name], live, [state])[name],
-        "ratings": [{**r.to_json(), "history": history_json(history[name, r.game])} for r in ratings],
+        "ratings": [{**r.to_json(), "history": history(found[name, r.game])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
         "forfeits": sum(s["forfeits"] for s in summaries.values()),
         "latency": {"overall": latency_of(summaries.values()),
                     "by_game": {g: latency_of([s]) for g, s in sorted(summaries.items())}},
-        "match_seconds": {"matches": len(durations), "p50": percentile(durations, 50),
-                          "p99": percentile(durations, 99)},
+        "match_seconds": dict(seconds),
     }
+
+
+def bot_answer(ledger, name: str, live: Mapping[str, dict] | None = None) -> bytes:
+    """:func:`bot_detail` encoded, each rating's history as its line keeps it encoded
+    (``Line.history_text``: a bot's page and answer draw the same line again and again until it
+    plays that game again), never built and encoded again."""
+    d = bot_detail(ledger, name, live, history=lambda line: line)
+    ratings = b"[%s]" % b",".join(spliced(r, {"history": r["history"].history_text()}) for r in d["ratings"])
+    return spliced(d, {"ratings": ratings})
 
 
 def league_json(info) -> dict:
@@ -468,7 +537,7 @@ def api_ratings(game: str, ledger: Ledger, limit: RatingsLimit = RATINGS_LIMIT, 
 async def api_bot(name: str, request: Request, ledger: Ledger) -> dict:
     """A bot: owner, state, ratings per game with history, recent matches, faults by kind, forfeits, latency."""
     live = live_states(request, [name])  # on the loop; the ledger in a thread
-    return answer(await run_in_threadpool(bot_detail, ledger, name, live))
+    return Response(await run_in_threadpool(bot_answer, ledger, name, live), media_type="application/json")
 
 
 @router.get("/leagues")

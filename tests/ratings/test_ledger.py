@@ -9,10 +9,12 @@ does not run again). The tests of ``file_path`` are about the SQLite file itself
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import sqlite3
 import threading
+import zlib
 
 import pytest
 from sqlalchemy import text
@@ -570,3 +572,50 @@ def test_an_id_no_backend_can_hold_names_nothing(led, ident):
         with pytest.raises(LedgerError, match=f"^{words}$"):
             ask()
     assert led.matches(league_id=ident) == []
+
+
+# ----------------------------------------------------------------------------- the web's reads (issue 15.8)
+
+def checkouts(led: Ledger) -> list:
+    """The connections the ledger takes from its pool from now on (one per session)."""
+    from sqlalchemy import event
+    taken: list = []
+    event.listen(led.engine, "checkout", lambda *_: taken.append(1))
+    return taken
+
+
+def test_a_bots_page_is_read_in_one_session_and_says_what_the_separate_reads_say(led):
+    """Ledger.bot_page (issue 15.8): the bot, its state, its recent matches, its summaries, its
+    match durations and the ledger's version in one session, each what its own method reads."""
+    add_bots(led, "a", "b", "c")
+    for k in range(5):
+        play(led, ["a", "b", "c"], [1 + k % 3, 1 + (k + 1) % 3, 1 + (k + 2) % 3], seed=k, duration_s=1.0 + k)
+    led.set_paused("b", True)
+    taken = checkouts(led)
+    page = led.bot_page("b", 3)
+    assert len(taken) == 1
+    assert page.info == led.bot("b") and page.state == led.bot_states(["b"])[0] and page.state.paused
+    assert page.recent == led.matches(bot="b", limit=3) and len(page.recent) == 3
+    assert (page.summaries, page.durations) == led.bot_summaries("b")
+    assert sorted(page.durations) == [1.0, 2.0, 3.0, 4.0, 5.0] == sorted(led.match_durations("b"))
+    assert page.version == led.version()
+    assert led.bot_page("b", 3, durations=False).durations is None
+    with pytest.raises(LedgerError, match="no bot named 'nobody'"):
+        led.bot_page("nobody", 3)
+
+
+@pytest.mark.parametrize("steps", [[{0: 3, 2: 1}, {1: 0}], [{"0": 1}, {"seat": 2, 3: [1, 2]}]])
+def test_a_matchs_log_text_is_its_stored_json_cut_out_and_says_what_its_detail_says(led, steps):
+    """Ledger.match_log_text (issue 15.8): the steps and events as the JSON text of their lists,
+    cut out of the stored form (non-ASCII escaped as stored: Q♠ is Q\\u2660); steps keyed by
+    other than integers (stored as pairs) are encoded from the detail instead."""
+    add_bots(led, "a", "b", "c")
+    match_id, _ = play(led, ["a", "b", "c"], [1, 2, 3], steps=steps)
+    detail, steps_text, events_text = led.match_log_text(match_id)
+    assert detail == led.match(match_id)
+    assert json.loads(events_text) == detail.events and rb'"Q\u2660"' in events_text
+    assert json.loads(steps_text) == json.loads(json.dumps(detail.steps))
+    with led.engine.connect() as c:
+        stored = zlib.decompress(c.execute(text("SELECT events FROM match_log WHERE match_id = :m"),
+                                           {"m": match_id}).scalar())
+    assert stored == b'{"format":1,"events":' + events_text + b"}"
