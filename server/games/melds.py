@@ -88,6 +88,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 JOKER = 52
@@ -346,6 +347,7 @@ class _Solver:
         self.bounds: dict = {}
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
+        self._groups_memo: dict = {}  # the discards a state could find (:meth:`_groups`)
         #: for going out: each card's counted group, or minus one less its code (:meth:`group_of`)
         self.group = group = [-1 - c for c in nat]
         for g, _ in self.counted:
@@ -358,7 +360,7 @@ class _Solver:
         self.apart_all = sum(g[0] for g in self.apart)
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
-        self._alone_solvers: dict = {}  # by group and jokers
+        self._alone_solvers: dict = {}  # by group
         self.wild_points = wild_rank  # what a wild-rank card left in hand counts
 
     # ----- the meld options of the lowest undecided card -----------------------------------
@@ -596,15 +598,10 @@ class _Solver:
                 out.append(0)
                 continue
             best = 1 if count[p] == 2 else _INF
-            have, nat = present[suit[j]], natural[suit[j]]
-            for lo in range(max(1, p - 12), p + 1):  # a new run lo..hi holding p
-                for hi in range(max(p, lo + 2), min(13, lo + 12) + 1):
-                    span = (1 << (hi - lo + 1)) - 1
-                    k = (have >> lo & span).bit_count()
-                    if hi - lo + 1 - k <= k:  # (R4) wilds, and wild-rank cards in place:
-                        w = hi - lo + 1 - (nat >> lo & span).bit_count()  # one a place
-                        if w < best:
-                            best = w
+            nat = natural[suit[j]]
+            w = _run_wants(present[suit[j]], nat, p)
+            if w < best:
+                best = w
             for m in self.table:  # up to a run on the table (the cards between laid too)
                 if m.kind == RUN and m.key == suit[j] and not m.low <= p <= m.high:
                     a, b = (p, m.low) if p < m.low else (m.high, p)
@@ -656,8 +653,9 @@ class _Solver:
     def _apart_groups(self) -> list[tuple]:
         """The groups of cards that can share no meld with any other group's cards: cards
         joined by their rank, or by their suit within as many ranks as wilds could fill (all
-        of a suit with a run on the table); only groups of at most ``_APART`` cards (a larger
-        one costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
+        of a suit with a run on the table); only groups of at most ``_APART`` cards with the
+        wild-rank cards of their suits, and, if they take table runs or such cards, fewer than
+        half the hand's (a larger one costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
         of its suits, which may stand for themselves among them, the table runs of its suits
         by their places in the runs of :meth:`_state`, and the table melds of its suits and
         ranks)."""
@@ -682,12 +680,12 @@ class _Solver:
                 groups[find(j)] = groups.get(find(j), 0) | 1 << j
         out = []
         for g in groups.values():
-            if g.bit_count() > _APART:
-                continue
             suits = {suit[j] for j in range(n) if g >> j & 1}
             ranks = {rank[j] for j in range(n) if g >> j & 1}
             wild = sum(1 << j for j in range(n) if isw[j] and suit[j] in suits)
             xs = tuple(x for x, t in enumerate(self.runs) if self.table[t].key in suits)
+            if (g | wild).bit_count() > _APART or (wild or xs) and 2 * (g | wild).bit_count() >= n:
+                continue
             melds = [self.table[self.runs[x]] for x in xs] + [
                 m for m in self.table if m.kind == SET and m.key in ranks]
             out.append((g, wild, xs, melds))
@@ -697,24 +695,24 @@ class _Solver:
         """A lower bound of what the undecided cards ``bits`` of one group apart leave
         (``wild``: the undecided wild-rank cards of its suits, ``ts``: the table's runs): what
         the group alone leaves with those wild-rank cards (one left over counts nothing) and
-        every other wild still to come as jokers (at most one a card with no run on the table:
-        the wilds of a new meld never outnumber its naturals), the table's runs of its suits
-        as they stand and the sets of its ranks; less the wilds left over (they count a card
-        each there, not here), or else its points alone and a card for every 13 of them; and
-        never less than its cards that no meld can take (:meth:`_stuck`)."""
+        every other wild still to come as jokers (with no run on the table, at most one a card
+        of the group: the wilds of a new meld never outnumber its naturals), the table's runs
+        of its suits as they stand and the sets of its ranks; less the wilds left over (they
+        count a card each there, not here), or else its points alone and a card for every 13
+        of them; and never less than its cards that no meld can take (:meth:`_stuck`)."""
         g, wilds, xs, melds = group
         mine = tuple(ts[x] for x in xs)
         key = (bits, wild, free, mine)
         out = self._alone.get(key)
         if out is None:
-            k = free - wild.bit_count()  # (those wild-rank cards are wilds to come too)
-            if not xs and k > g.bit_count():
-                k = g.bit_count()
-            sub = self._alone_solvers.get((g, k))
-            if sub is None:  # (one solver for the group: its memo serves every part of it)
+            most = self.total_w if xs else g.bit_count() + wilds.bit_count()
+            k = min(most, max(0, free - wild.bit_count()))  # (those are wilds to come too)
+            sub = self._alone_solvers.get(g)
+            if sub is None:  # (one solver for the group: its memo serves every part of it, the
+                # jokers beyond k taken as needed already)
                 cards = [c for j, c in enumerate(self.nat) if (g | wilds) >> j & 1]
-                sub = self._alone_solvers[g, k] = _Solver(
-                    cards + [JOKER] * k, self.wild_rank, melds, 0, apart=False)
+                sub = self._alone_solvers[g] = _Solver(
+                    cards + [JOKER] * most, self.wild_rank, melds, 0, apart=False)
                 sub.wild_points = 0
             part, t = 0, 0
             undecided = bits | wild
@@ -723,7 +721,7 @@ class _Solver:
                     part |= (undecided >> j & 1) << t
                     t += 1
             runs = tuple(mine[x] for x in sub.runs) if xs else ()
-            cost = sub.solve(part, 0, 0, 0, runs)  # (each wild left over counts a card)
+            cost = sub.solve(part, most - k, 0, 0, runs)  # (each wild left over: a card)
             level = self._levels.get(free) or self._level(free)
             points = cost // _POINT  # (and a card for every 13 points at least)
             out = self._alone[key] = max(
@@ -1083,7 +1081,8 @@ class _Solver:
         if hit is not None:
             return hit
         res = False
-        if need <= jokers + q + (mask & self.wmask).bit_count():  # (else too few wilds)
+        free = jokers + q + (mask & self.wmask).bit_count() - need
+        if free >= 0 and not self.floor(mask, free):  # (else too few wilds, or a card stays)
             i = (mask & -mask).bit_length() - 1
             cap = self.total_w
             if self.isw[i]:
@@ -1128,11 +1127,24 @@ class _Solver:
                 self.out_jokers += 1
         return self.full(self.all_mask ^ 1 << self.by_code[card][-1], 0, 0, 0)
 
+    def _groups(self, mask: int) -> frozenset:
+        """The discards a state of going out could find: the :meth:`group_of` of each of its
+        cards, and of the joker if the hand holds one."""
+        out = self._groups_memo.get(mask)
+        if out is None:
+            group = self.group
+            out = {group[j] for j in range(len(group)) if mask >> j & 1}
+            if self.jokers:
+                out.add(-1 - JOKER)
+            out = self._groups_memo[mask] = frozenset(out)
+        return out
+
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
         """The cards whose discard lets every other card (jokers too) go into new melds, each
         as its :meth:`group_of` (a card of a counted group answers for all of them); the
         wild-rank cards decided as in :meth:`full`. The search of a state stops once every
-        card it holds is found."""
+        card it holds is found, and skips a choice after which no card is left that is not
+        found yet."""
         if slack > self.total_w - need:
             slack = self.total_w - need
         key = ("one", self._counted(mask) if self.counted else mask, need, q, slack)
@@ -1163,20 +1175,37 @@ class _Solver:
             isw = self.isw[i]
             if isw:
                 res |= self.one_off(mask ^ bit, need, q + 1, slack)
-            every = 0  # how many different discards the state holds, once some are found
             for bits, nm, sm, kind, _ in self.options(mask):
-                if res:
-                    if not every:
-                        group = self.group
-                        every = len({group[j] for j in range(i, len(group))
-                                     if mask >> j & 1}) + (self.jokers > 0)
-                    if len(res) == every:
-                        break
-                if need + nm <= cap and not (isw and kind == SET):
+                if need + nm <= cap and not (isw and kind == SET) and \
+                        not (res and self._groups(mask ^ bits) <= res):  # (nothing new there)
                     res |= self.one_off(mask ^ bits, need + nm, q, min(cap, slack + sm))
+                    if res and self._groups(mask) <= res:  # (every card it holds found)
+                        break
         out = frozenset(res)
         memo[key] = out
         return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _run_wants(have: int, nat: int, p: int) -> int:
+    """The fewest wilds to come that a new run holding rank ``p`` takes, the ranks of its suit
+    in the hand being ``have`` (bit r) and those but the wild rank ``nat``: one a place that no
+    natural card but of the wild rank fills (R4: its naturals at least as many as its wilds)."""
+    best = _INF
+    ends = [r for r in range(1, 14) if have >> r & 1] + list(range(max(1, p - 2), min(13, p + 2) + 1))
+    lows = {r for r in ends if r <= p}  # (a best run ends at a card of the hand or is short)
+    highs = {r for r in ends if r >= p}
+    for lo in lows:
+        for hi in highs:
+            if hi - lo < 2:
+                continue
+            span = (1 << (hi - lo + 1)) - 1
+            k = (have >> lo & span).bit_count()
+            if hi - lo + 1 - k <= k:
+                w = hi - lo + 1 - (nat >> lo & span).bit_count()
+                if w < best:
+                    best = w
+    return best
 
 
 def _lowest(bits: int, count: int) -> int:

@@ -576,14 +576,14 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
 
 
 def test_R4_R6_cards_apart_with_a_table_run_and_a_wild_rank_card_of_their_suit():
-    """R4, R6 (Queens wild): 7♣ 9♣ 9♠ share no meld with any other card, but a clubs run lies on
-    the table (Q♥ 5♣ 6♣ Jo: 4♣ to 7♣, no room for 7♣) and Q♠ could stand for itself beside
-    9♠; solved alone with that run, that Q♠ and the other wild to come (Q♥) as a joker, they
-    leave at least 7♣ (9♣ goes with 7♣ or with 9♠, never both): the lower bound counts it, and
-    the arrangement (9♣ 9♠ Q♠ Q♥) leaves exactly it, as the brute force says."""
+    """R4, R6 (Queens wild): 7♣ 9♣ 9♠ share no meld with the hearts, but a clubs run lies on the
+    table (Q♥ 5♣ 6♣ Jo: 4♣ to 7♣, no room for 7♣) and Q♠ could stand for itself beside 9♠;
+    solved alone with that run, that Q♠ and the other wild to come (Q♥) as a joker, they leave
+    at least 7♣ (9♣ goes with 7♣ or with 9♠, never both): the lower bound counts it, and the
+    arrangement (2♥ 3♥ 4♥ 5♥ Q♥, 9♣ 9♠ Q♠) leaves exactly it, as the brute force says."""
     from cardarena.server.games.melds import _Solver
 
-    hand, table = C("7C 9C 9S QS QH"), [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo")))]
+    hand, table = C("7C 9C 9S QS QH 2H 3H 4H 5H"), [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo")))]
     s = _Solver(hand, 12, table, 20)
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 7 + 1
     best = _check_against_brute_force(hand, 12, table)
