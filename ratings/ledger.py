@@ -61,8 +61,11 @@ Reads for the web
     object); a bot's matches come from the index ``seat (bot_id, match_id)``; rating histories
     are bounded lines thinned in SQL (``rating_lines``, from a covering index); a bot's conduct
     and latency are its few rows of ``bot_summary`` (``bot_summaries``), derived from its
-    finished seats (:mod:`.summary`); the statements of the hottest reads are built once; and
-    ``version`` is a cheap fingerprint a reader may cache rating tables under.
+    finished seats (:mod:`.summary`); the statements of the hottest reads are built once;
+    ``version`` is a cheap fingerprint a reader may cache rating tables under; a bot's page is
+    read in one session (``bot_page``: a session costs as much as a small query); and a match's
+    log can be had as the JSON text it is stored as (``match_log_text``), for an answer that
+    sends it whole without encoding it again.
 
 Several processes, one file
     SQLite runs in WAL mode (readers never block the writer), with foreign keys on, a 30 s busy
@@ -642,7 +645,7 @@ class Ledger:
         (each session costs as much as a small query): the bot and its state, its ``recent``
         latest matches (``matches(bot=name)``), its summaries, its match durations unless not
         asked for (``bot_summaries``; None then) and the ledger's ``version``, as
-        :class:`BotPage`. Six statements, each indexed, whatever the number of its matches."""
+        :class:`BotPage`. At most six statements, each indexed, whatever the number of its matches."""
         with self._read() as session:
             conn = session.connection()
             row = conn.execute(_BOT_PAGE, {"name": name}).first()

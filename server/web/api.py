@@ -57,18 +57,26 @@ points (:data:`SPARK_POINTS` on the leaderboard), thinned in SQL (``Ledger.ratin
 bot's conduct and latency are its summary rows, one per game (``Ledger.bot_summaries``: the
 ledger's ``bot_summary``, derived from its finished seats and kept by ``record_match``,
 :mod:`cardarena.ratings.summary`), never its matches' details; a bot's state reads its own row
-only. Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
+only; and a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
+part. Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
 ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row) stays
 the same, checked with one query per request, so another process recording matches into the
 ledger is seen at the next request; each bot's rating line in a game while its number of rated
-matches there stays the same (:func:`lines`, the least recently used dropped past
-:data:`LINES_KEPT`); and a *finished* match's encoded answer and page (:func:`keep_answer`, by
-match id, the least recently used dropped past :data:`ANSWERS_KEPT` bytes): a finished match
-never changes (``recompute`` gives its rating changes the same numbers again); a match not yet
-finished is never kept. Nothing else is cached: a bot's page is read afresh each time (its
-recent matches change status without a new rating). Answers are encoded straight to JSON
-(``JSONResponse``), not through FastAPI's per-field encoder, which would take most of a long
-match's time.
+matches there stays the same (:func:`lines`, with its history encoded once, ``Line``, the least
+recently used dropped past :data:`LINES_KEPT`); each bot's ``match_seconds`` while its number of
+finished seats stays the same (:func:`match_seconds`: its durations are a row of each of its
+matches, the one read that grows with them; past :data:`SECONDS_KEPT`); and a *finished*
+match's encoded answer and page (:func:`keep_answer`, by match id, the least recently used
+dropped past :data:`ANSWERS_KEPT` bytes): a finished match never changes (``recompute`` gives
+its rating changes the same numbers again); a match not yet finished is never kept. Nothing
+else is cached: the rest of a bot's page is read afresh each time (its recent matches change
+status without a new rating). Answers are encoded straight to JSON (``JSONResponse``), not
+through FastAPI's per-field encoder, which would take most of a long match's time; what is
+already JSON is not encoded again (:func:`spliced`): a bot's answer takes its lines' encoded
+histories (:func:`bot_answer`), a finished match's its steps and events as the ledger stores
+them (:func:`match_answer`, ``Ledger.match_log_text``: the same JSON, non-ASCII characters
+escaped), so a long match's answer costs its log's decoding (for the play-by-play), not its
+encoding too.
 """
 from __future__ import annotations
 

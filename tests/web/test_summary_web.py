@@ -1,10 +1,13 @@
 """The web's reads made cheap (issue 15, point 8), with httpx against uvicorn: a bot's conduct and
 latency read from its summary (ratings/summary.py) are what all its seats give, seat by seat
-(every match's details read whole, the way they were read before); a finished match's answer and page are
-kept, byte for byte what a fresh read gives, and dropped least recently used past their budget;
-an unfinished match's never are."""
+(every match's details read whole, the way they were read before); a bot's answer is its detail
+encoded, byte for byte, its match seconds kept until it finishes another match; a finished match's
+answer sends its log as the ledger stores it, the same JSON as its detail encoded; a finished
+match's answer and page are kept, byte for byte what a fresh read gives, and dropped least
+recently used past their budget; an unfinished match's never are."""
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -119,3 +122,48 @@ def test_a_finished_matchs_answer_and_page_are_kept_and_an_unfinished_ones_never
             client.get(f"/api/v1/matches/{match_id}")
         assert ("api", 9) in api._answers[led] and ("api", 8) not in api._answers[led]
         assert sum(map(len, api._answers[led].values())) <= sizes[7] + sizes[8]
+
+
+def test_a_bots_answer_is_its_detail_encoded_and_its_match_seconds_are_kept_until_it_plays_again(busy, serve,
+                                                                                               monkeypatch):
+    """Issue 15.8: the answer splices each rating line's history encoded once (api.Line) into the
+    detail's JSON, byte for byte what encoding the detail whole gives; ``match_seconds`` are the
+    exact quantiles of the bot's durations, kept under its finished seats, read again once it
+    has finished another match."""
+    led, _ = busy
+    monkeypatch.setattr(api, "_seconds", api.KeptByCount(api.SECONDS_KEPT))  # this test's own
+    with serve(create_app(led)) as url, httpx.Client(base_url=url) as client:
+        for name in ("b0", "b1", "b2"):
+            r = client.get(f"/api/v1/bots/{name}")
+            assert r.headers["content-type"] == "application/json"
+            assert r.content == api.answer(api.bot_detail(led, name)).body
+            assert any(len(rating["history"]) > 1 for rating in r.json()["ratings"])
+        with led.engine.connect() as c:
+            durations = sorted(c.execute(text(
+                "SELECT m.duration_s FROM seat s JOIN match m ON m.id = s.match_id JOIN bot b ON b.id = s.bot_id "
+                "WHERE b.name = 'b0' AND m.status = 'finished'")).scalars())
+        said = client.get("/api/v1/bots/b0").json()["match_seconds"]
+        assert said == {"matches": len(durations), "p50": api.percentile(durations, 50),
+                        "p99": api.percentile(durations, 99)}
+        with led.engine.begin() as c:  # not what a ledger does: shows the durations are not read again
+            c.execute(text("UPDATE match SET duration_s = 1000 WHERE status = 'finished'"))
+        assert client.get("/api/v1/bots/b0").json()["match_seconds"] == said
+        match_id = led.create_match(GAME, 7, {}, ["b0", "b1"])
+        led.record_match(match_id, places=[1, 2], scores=[1.0, 0.0], faults=[0, 0], forfeited=[False, False],
+                         steps=[{0: 0}], events=[], duration_s=1000.0)
+        again = client.get("/api/v1/bots/b0").json()["match_seconds"]
+        assert again == {"matches": len(durations) + 1, "p50": 1000.0, "p99": 1000.0}
+
+
+def test_a_finished_matchs_answer_sends_its_log_as_the_ledger_stores_it(client, ledger, monkeypatch):
+    """Issue 15.8: the steps and events of a finished match's answer are the ledger's stored JSON
+    cut out (``Ledger.match_log_text``: ♦ stays \\u2666), never decoded and encoded again; the
+    answer is the same JSON, its keys in the same order, as the match's detail encoded whole."""
+    monkeypatch.setattr(api, "_answers", type(api._answers)())  # read afresh
+    r = client.get("/api/v1/matches/1")
+    detail, steps, events = ledger.match_log_text(1)
+    assert b'"steps":' + steps + b',"events":' + events + b"," in r.content
+    assert rb"\u26" in events  # the cards' suits, escaped as stored
+    want = json.loads(api.answer(api.match_dict(detail)).body)
+    assert r.json() == want and list(r.json()) == list(want)
+    assert len(r.json()["events"]) == len(detail.events) > 0 and r.json()["play_by_play"]
