@@ -65,7 +65,12 @@ Going out (:func:`going_out_discards`) first counts the cards no meld could hold
 their rank, none of their suit near enough): with two of them the hand cannot go out, with one
 only by discarding it. Otherwise one search over the hand collects every discard after which
 the rest melds fully (a card the search counts rather than names answers for the others of its
-group), and a state stops being searched once every card it holds is found. Going out is a
+group), and a state stops being searched once every card it holds is found, or a choice once
+no card is left after it that is not found yet. The bounds of the arrangement serve here too:
+a state whose cards must all go into melds is not searched if they leave anything; in one with
+a discard to come, two cards that must stay (no meld takes them, or they want more wilds than
+there are) leave no discard, one leaves only itself, and cards of different suits and ranks
+that want more wilds together than there are leave only one of them. Going out is a
 yes-or-no question, so the wild-rank cards are decided there only as naturals in runs or as
 wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank card in it
 natural, R4), so which of them it takes does not matter, and it is made at the end from the
@@ -329,6 +334,7 @@ class _Solver:
         self.wants = wants = self._wants()
         self.wanting = sum(1 << j for j in range(n) if wants[j])
         self._demand_memo: dict = {}  # by the undecided cards wanting wilds and the wilds to come
+        self._short_memo: dict = {}  # the same (:meth:`_short`)
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
         codes: dict[int, list] = {}
@@ -592,6 +598,9 @@ class _Solver:
             if not isw[j]:
                 natural[suit[j]] |= 1 << r
         count = [self._rank_mask[r].bit_count() for r in range(14)]
+        runs: list[list[Meld]] = [[], [], [], []]
+        for t in self.runs:
+            runs[self.table[t].key].append(self.table[t])
         out = []
         for j, p in enumerate(rank):
             if isw[j] or p in self.set_rank or count[p] >= 3:
@@ -599,11 +608,11 @@ class _Solver:
                 continue
             best = 1 if count[p] == 2 else _INF
             nat = natural[suit[j]]
-            w = _run_wants(present[suit[j]], nat, p)
+            w = _run_wants(present[suit[j]], nat)[p]
             if w < best:
                 best = w
-            for m in self.table:  # up to a run on the table (the cards between laid too)
-                if m.kind == RUN and m.key == suit[j] and not m.low <= p <= m.high:
+            for m in runs[suit[j]]:  # up to a run on the table (the cards between laid too)
+                if not m.low <= p <= m.high:
                     a, b = (p, m.low) if p < m.low else (m.high, p)
                     w = b - a - 1 - (nat >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
                     if w < best:
@@ -613,41 +622,55 @@ class _Solver:
 
     def _demand(self, wanting: int, free: int) -> int:
         """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
-        to come: a card that needs more stays; and of cards of different suits and ranks
-        (never in one meld, so never served by one wild: the dearest first, one a suit and a
-        rank) those that stay leave the others no more wilds than there are. Memoised."""
+        to come (:meth:`_short`): each card that needs more stays, and of the cards of
+        different suits and ranks that want more together than there are, the cheapest that
+        leave the others enough. Memoised."""
         hit = self._demand_memo.get((wanting, free))
         if hit is not None:
             return hit
         wants, cost = self.wants, self.cost
-        forced = 0
-        chosen: list[tuple[int, int]] = []
-        suits = ranks = 0
+        forced, short = self._short(wanting, free)
+        out = sum(cost[j] for j in range(forced.bit_length()) if forced >> j & 1)
+        if short:
+            chosen = [(wants[j], cost[j]) for j in range(short.bit_length()) if short >> j & 1]
+            least = _INF
+            for stay in range(1, 1 << len(chosen)):
+                w = c = 0
+                for t, (wt, ct) in enumerate(chosen):
+                    if stay >> t & 1:
+                        c += ct
+                    else:
+                        w += wt
+                if w <= free and c < least:
+                    least = c
+            out += least
+        self._demand_memo[wanting, free] = out
+        return out
+
+    def _short(self, wanting: int, free: int) -> tuple[int, int]:
+        """Of the cards ``wanting`` wilds, ``free`` of them to come: the cards that need more
+        (they stay), and cards of different suits and ranks (never in one meld, so never
+        served by one wild: the dearest first, one a suit and a rank) that want more wilds
+        together than there are, one of which at least stays, or 0 (bitmasks)."""
+        key = (wanting, free)
+        hit = self._short_memo.get(key)
+        if hit is not None:
+            return hit
+        wants, suit, rank = self.wants, self.suit, self.rank
+        forced = short = total = suits = ranks = 0
         m = wanting
         while m:
             j = m.bit_length() - 1
             m ^= 1 << j
             w = wants[j]
             if w > free:
-                forced += cost[j]
-            elif not (suits >> self.suit[j] & 1 or ranks >> self.rank[j] & 1):
-                suits |= 1 << self.suit[j]
-                ranks |= 1 << self.rank[j]
-                chosen.append((w, cost[j]))
-        if sum(w for w, _ in chosen) <= free:
-            self._demand_memo[wanting, free] = forced
-            return forced
-        least = _INF
-        for stay in range(1, 1 << len(chosen)):
-            w = c = 0
-            for t, (wt, ct) in enumerate(chosen):
-                if stay >> t & 1:
-                    c += ct
-                else:
-                    w += wt
-            if w <= free and c < least:
-                least = c
-        out = self._demand_memo[wanting, free] = forced + least
+                forced |= 1 << j
+            elif not (suits >> suit[j] & 1 or ranks >> rank[j] & 1):
+                suits |= 1 << suit[j]
+                ranks |= 1 << rank[j]
+                short |= 1 << j
+                total += w
+        out = self._short_memo[key] = (forced, short if total > free else 0)
         return out
 
     def _apart_groups(self) -> list[tuple]:
@@ -655,7 +678,8 @@ class _Solver:
         joined by their rank, or by their suit within as many ranks as wilds could fill (all
         of a suit with a run on the table); only groups of at most ``_APART`` cards with the
         wild-rank cards of their suits, and, if they take table runs or such cards, fewer than
-        half the hand's (a larger one costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
+        half the hand's, with four runs or more on the table (a larger group, or a smaller
+        table, costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
         of its suits, which may stand for themselves among them, the table runs of its suits
         by their places in the runs of :meth:`_state`, and the table melds of its suits and
         ranks)."""
@@ -684,7 +708,8 @@ class _Solver:
             ranks = {rank[j] for j in range(n) if g >> j & 1}
             wild = sum(1 << j for j in range(n) if isw[j] and suit[j] in suits)
             xs = tuple(x for x, t in enumerate(self.runs) if self.table[t].key in suits)
-            if (g | wild).bit_count() > _APART or (wild or xs) and 2 * (g | wild).bit_count() >= n:
+            if (g | wild).bit_count() > _APART or (wild or xs) and (
+                    2 * (g | wild).bit_count() >= n or len(self.runs) < 4):
                 continue
             melds = [self.table[self.runs[x]] for x in xs] + [
                 m for m in self.table if m.kind == SET and m.key in ranks]
@@ -1159,13 +1184,26 @@ class _Solver:
             memo[key] = res
             return res
         res: set[int] = set()
-        stuck = self.stuck(mask) if need <= self.jokers + q + (mask & self.wmask).bit_count() \
-            else -1
-        if stuck & (stuck - 1):  # two cards that no meld can take (or no wilds): none
+        free = self.jokers + q + (mask & self.wmask).bit_count() - need
+        short = 0
+        if free < 0:
+            stuck = -1  # (too few wilds)
+        else:  # the cards that must stay: no meld can take them, or they want too many wilds
+            level = self._levels.get(free) or self._level(free)
+            stuck = (level[0].get(mask) or self._stuck(mask, level))[1] if mask & level[1] \
+                else 0
+            if not stuck & (stuck - 1):
+                forced, short = self._short(mask & self.wanting & ~stuck, free)
+                stuck |= forced
+        if stuck & (stuck - 1):  # two that must stay (or no wilds): none
             pass
         elif stuck:  # one: only it can be the discard
             if self.full(mask ^ stuck, need, q, slack):
                 res.add(self.group[stuck.bit_length() - 1])
+        elif short:  # one of these at least stays: the discard is one of them
+            for j in range(short.bit_length()):
+                if short >> j & 1 and self.full(mask ^ 1 << j, need, q, slack):
+                    res.add(self.group[j])
         else:
             i = (mask & -mask).bit_length() - 1
             bit = 1 << i
@@ -1186,26 +1224,26 @@ class _Solver:
         return out
 
 
-@lru_cache(maxsize=1 << 14)
-def _run_wants(have: int, nat: int, p: int) -> int:
-    """The fewest wilds to come that a new run holding rank ``p`` takes, the ranks of its suit
-    in the hand being ``have`` (bit r) and those but the wild rank ``nat``: one a place that no
-    natural card but of the wild rank fills (R4: its naturals at least as many as its wilds)."""
-    best = _INF
-    ends = [r for r in range(1, 14) if have >> r & 1] + list(range(max(1, p - 2), min(13, p + 2) + 1))
-    lows = {r for r in ends if r <= p}  # (a best run ends at a card of the hand or is short)
-    highs = {r for r in ends if r >= p}
-    for lo in lows:
-        for hi in highs:
-            if hi - lo < 2:
-                continue
-            span = (1 << (hi - lo + 1)) - 1
-            k = (have >> lo & span).bit_count()
-            if hi - lo + 1 - k <= k:
-                w = hi - lo + 1 - (nat >> lo & span).bit_count()
-                if w < best:
-                    best = w
-    return best
+@lru_cache(maxsize=1 << 12)
+def _run_wants(have: int, nat: int) -> tuple[int, ...]:
+    """For each rank p of a suit (bit p of ``have``, the ranks of the suit in the hand; ``nat``
+    the same but the wild rank), the fewest wilds to come that a new run holding p takes: one
+    a place that no natural card but of the wild rank fills, its naturals at least as many as
+    its wilds (R4). A best run is 3 long or ends at cards of the hand at both ends (a place
+    at an end that no card fills can go)."""
+    ranks = [r for r in range(1, 14) if have >> r & 1]
+    best = [_INF] * 14
+    windows = [(lo, lo + 2) for lo in range(1, 12)] + [
+        (lo, hi) for lo in ranks for hi in ranks if hi - lo >= 3]
+    for lo, hi in windows:
+        span = (1 << (hi - lo + 1)) - 1
+        k = (have >> lo & span).bit_count()
+        if hi - lo + 1 - k <= k:
+            w = hi - lo + 1 - (nat >> lo & span).bit_count()
+            for p in ranks:
+                if lo <= p <= hi and w < best[p]:
+                    best[p] = w
+    return tuple(best)
 
 
 def _lowest(bits: int, count: int) -> int:

@@ -391,10 +391,9 @@ def _random_case(rng: random.Random):
     return hand, w, table, rng.choice((20, 20, 5, 0))
 
 
-def _check_against_brute_force(hand, w, table, jp=20):
-    """The solver's arrangement uses exactly the hand's cards, lays only valid melds and valid
-    lay-offs, and leaves exactly the brute force's minimum (points, then cards)."""
-    best = arrange(hand, w, table, jp)
+def _check_laid(best, hand, w, table, jp=20):
+    """The arrangement uses exactly the hand's cards and lays only valid melds and valid
+    lay-offs, and its points are its deadwood's."""
     used = list(best.deadwood)
     for m in best.melds:
         assert m.is_valid() and valid_new(tuple(sorted(m.cards)), w), (hand, w, m)
@@ -405,6 +404,13 @@ def _check_against_brute_force(hand, w, table, jp=20):
         used += lay.cards
     assert sorted(used) == sorted(hand)
     assert best.points == sum(card_points(c, jp) for c in best.deadwood)
+
+
+def _check_against_brute_force(hand, w, table, jp=20):
+    """The solver's arrangement is laid right (:func:`_check_laid`) and leaves exactly the
+    brute force's minimum (points, then cards)."""
+    best = arrange(hand, w, table, jp)
+    _check_laid(best, hand, w, table, jp)
     assert 32 * best.points + len(best.deadwood) == brute_force(hand, w, table, jp), \
         (T(hand), w, [T(m.cards) for m in table], jp, best)
     return best
@@ -428,6 +434,49 @@ def test_R3_R4_R7_solver_matches_brute_force_on_random_small_hands():
             assert going_out_discards(hand, w) == want, (hand, w)
             checked_out += bool(want)
     assert checked_out > 20  # the sample holds hands that can go out
+
+
+def _known_slow_calls():
+    """The slow hands of bench/engine.py (``KNOWN_SLOW``: four decks, many wilds, tables of up to
+    ten runs), as (kind, hand, wild rank, table)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "engine.py"
+    spec = importlib.util.spec_from_file_location("bench_engine", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench._known_slow_calls()
+
+
+def test_R3_R4_R6_R7_slow_hands_match_the_search_without_its_lower_bounds():
+    """R3, R4, R6, R7 on the slow hands of bench/engine.py, too large for the brute force: the
+    solver lays them right and lays exactly what its own search lays with every lower bound
+    taken out (it then only stops at a choice that cannot beat the best so far, so it is
+    exact but slow): the bounds change how fast it is, never what it finds (the canonical
+    order kept); and going out finds the same discards."""
+    from cardarena.server.games import melds
+
+    def unbounded(cards, w, table):
+        s = melds._Solver(cards, w, table, 20)
+        s.floor = lambda mask, free, ts=None: 0 if free >= 0 else melds._INF
+        s._stuck = lambda mask, level: (0, 0)
+        s._short = lambda wanting, free: (0, 0)
+        return s
+
+    calls = _known_slow_calls()
+    assert len(calls) >= 10
+    for kind, hand, w, table in calls:
+        if kind == "arrange":
+            best = arrange(hand, w, table)
+            _check_laid(best, hand, w, table)
+            assert best == unbounded(hand, w, table).arrange(), T(hand)
+        else:
+            cards = sorted(hand)
+            s = unbounded(cards, w, ())
+            found = s.one_off(s.all_mask, 0, 0, 0)
+            want = [c for c in dict.fromkeys(cards) if s.group_of(c) in found]
+            assert going_out_discards(hand, w) == want, T(hand)
 
 
 def _last_turns_case(rng: random.Random):
@@ -577,17 +626,21 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
 
 def test_R4_R6_cards_apart_with_a_table_run_and_a_wild_rank_card_of_their_suit():
     """R4, R6 (Queens wild): 7♣ 9♣ 9♠ share no meld with the hearts, but a clubs run lies on the
-    table (Q♥ 5♣ 6♣ Jo: 4♣ to 7♣, no room for 7♣) and Q♠ could stand for itself beside 9♠;
-    solved alone with that run, that Q♠ and the other wild to come (Q♥) as a joker, they leave
-    at least 7♣ (9♣ goes with 7♣ or with 9♠, never both): the lower bound counts it, and the
-    arrangement (2♥ 3♥ 4♥ 5♥ Q♥, 9♣ 9♠ Q♠) leaves exactly it, as the brute force says."""
+    table (Q♥ 5♣ 6♣ Jo: 4♣ to 7♣, no room for 7♣), beside three hearts runs, and Q♠ could stand
+    for itself beside 9♠; solved alone with that clubs run, that Q♠ and the other wild to come
+    (Q♥) as a joker, they leave at least 7♣ (9♣ goes with 7♣ or with 9♠, never both): the
+    lower bound counts it, and the arrangement (2♥ 3♥ 4♥ 5♥ and a Queen for 6♥ onto 7♥ 8♥ 9♥,
+    9♣ 9♠ and the other Queen) leaves exactly it."""
     from cardarena.server.games.melds import _Solver
 
-    hand, table = C("7C 9C 9S QS QH 2H 3H 4H 5H"), [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo")))]
+    hand = C("7C 9C 9S QS QH 2H 3H 4H 5H")
+    table = [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo"))), Meld(RUN, 2, 7, tuple(C("7H 8H 9H"))),
+             Meld(RUN, 2, 9, tuple(C("9H 10H JH"))), Meld(RUN, 2, 8, tuple(C("8H 9H 10H")))]
     s = _Solver(hand, 12, table, 20)
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 7 + 1
-    best = _check_against_brute_force(hand, 12, table)
+    best = arrange(hand, 12, table)
     assert best.deadwood == tuple(C("7C"))
+    assert best.layoffs == (LayOff(1, tuple(C("2H 3H 4H 5H QS")), ()),)
 
 
 def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_cheapest():
