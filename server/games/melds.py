@@ -546,19 +546,20 @@ class _Solver:
             c |= first[(mask & g).bit_count()]
         return c
 
-    def floor(self, mask: int, free: int, ts: tuple | None = None) -> int:
+    def floor(self, mask: int, free: int, ts: tuple | None = None, alone: bool = True) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
         to come at most: the cards that no meld can take any more stay in hand; each group of
         cards apart from the table leaves at least what it leaves alone, and the other cards
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
         of them, the groups apart included, if that says more). ``ts``: the table's runs
-        (:meth:`_state`; at the start if not given)."""
+        (:meth:`_state`; at the start if not given); ``alone``: whether to solve the groups
+        apart alone (the dearest part of the bound)."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
             return _INF
         level = self._levels.get(free) or self._level(free)
-        apart = mask & self.apart_all
+        apart = mask & self.apart_all if alone else 0
         if apart:
             mask ^= apart
             if ts is None:
@@ -853,7 +854,7 @@ class _Solver:
             if best < _INF:  # (a choice no better than the best so far is not searched)
                 m = args[0]
                 c = extra + floor(m, jokers + args[2] + (m & wmask).bit_count() - args[1],
-                                  args[4])
+                                  args[4], False)  # (the groups apart: once the state is met)
             else:
                 c = extra
             if c < best:
