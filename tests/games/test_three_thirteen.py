@@ -459,7 +459,7 @@ def test_R3_R4_R6_R7_slow_hands_match_the_search_without_its_lower_bounds():
 
     def unbounded(cards, w, table):
         s = melds._Solver(cards, w, table, 20)
-        s.floor = lambda mask, free, ts=None: 0 if free >= 0 else melds._INF
+        s.floor = lambda mask, free, *_: 0 if free >= 0 else melds._INF
         s._stuck = lambda mask, level: (0, 0)
         s._short = lambda wanting, free: (0, 0)
         return s
