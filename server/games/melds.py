@@ -678,9 +678,9 @@ class _Solver:
         """The groups of cards that can share no meld with any other group's cards: cards
         joined by their rank, or by their suit within as many ranks as wilds could fill (all
         of a suit with a run on the table); only groups of at most ``_APART`` cards with the
-        wild-rank cards of their suits, and, if they take table runs or such cards, fewer than
-        half the hand's, with four runs or more on the table (a larger group, or a smaller
-        table, costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
+        wild-rank cards of their suits, at most two table runs, and, if they take table runs
+        or such cards, fewer than half the hand's, with four runs or more on the table (a
+        larger group, or a smaller table, costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
         of its suits, which may stand for themselves among them, the table runs of its suits
         by their places in the runs of :meth:`_state`, and the table melds of its suits and
         ranks)."""
@@ -709,7 +709,7 @@ class _Solver:
             ranks = {rank[j] for j in range(n) if g >> j & 1}
             wild = sum(1 << j for j in range(n) if isw[j] and suit[j] in suits)
             xs = tuple(x for x, t in enumerate(self.runs) if self.table[t].key in suits)
-            if (g | wild).bit_count() > _APART or (wild or xs) and (
+            if (g | wild).bit_count() > _APART or len(xs) > 2 or (wild or xs) and (
                     2 * (g | wild).bit_count() >= n or len(self.runs) < 4):
                 continue
             melds = [self.table[self.runs[x]] for x in xs] + [
