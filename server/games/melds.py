@@ -43,11 +43,11 @@ within reach) stay in hand; a small group of cards that can share no meld with a
 (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table)
 leaves at least what it leaves solved alone with the table's runs of its suits as they stand,
 the wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds
-still to come (its points, and a card for every 13 of them);
-and the cards that need wilds to go into any meld (each counted once with the fewest any meld
-holding it takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the
-cheapest of them the wilds to come cannot serve, among cards of different suits and ranks,
-which no meld holds together and so no wild serves twice. A state searched
+still to come (its points, and a card for every 13 of them); and the cards that need wilds to
+go into any meld (each counted once with the fewest any meld holding it takes: Q♥ two up to
+4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them the wilds to come
+cannot serve, among cards of different suits and ranks, which no meld holds together and so no
+wild serves twice. A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one
 that cannot stay within its budget, with the lower bound the search proved. States are kept
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
@@ -680,10 +680,10 @@ class _Solver:
         of a suit with a run on the table); only groups of at most ``_APART`` cards with the
         wild-rank cards of their suits, at most two table runs, and, if they take table runs
         or such cards, fewer than half the hand's, with four runs or more on the table (a
-        larger group, or a smaller table, costs as much to solve alone as it saves). Each as (its cards, the wild-rank cards
-        of its suits, which may stand for themselves among them, the table runs of its suits
-        by their places in the runs of :meth:`_state`, and the table melds of its suits and
-        ranks)."""
+        larger group, or a smaller table, costs as much to solve alone as it saves). Each as
+        (its cards, the wild-rank cards of its suits, which may stand for themselves among
+        them, the table runs of its suits by their places in the runs of :meth:`_state`, and
+        the table melds of its suits and ranks)."""
         rank, suit, isw, n = self.rank, self.suit, self.isw, len(self.nat)
         reach = self.total_w + 1
         run_suits = {self.table[t].key for t in self.runs}
