@@ -294,6 +294,7 @@ class _Solver:
         self._rank_groups: dict[int, list[list[int]]] = {}
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
         self._opt_cache: dict[int, list] = {}
+        self._out_cache: dict[int, tuple] = {}  # going out (:meth:`out_options`)
         self._down_cache: dict = {}
         self._up_cache: dict = {}
         self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
@@ -376,24 +377,9 @@ class _Solver:
         opts = self._opt_cache.get(mask)
         if opts is not None:
             return opts
-        opts = []
         i = (mask & -mask).bit_length() - 1
         total_w = self.total_w
-        # sets: the card with any copies of the other cards of its rank
-        combos: list[tuple[int, ...]] = [()]
-        for idx in self.rank_groups(i):
-            av = [j for j in idx if mask >> j & 1]
-            if av:
-                combos = [c + tuple(av[:k]) for c in combos for k in range(len(av) + 1)]
-        for c in combos:
-            k = 1 + len(c)
-            if k >= 2:
-                need = 3 - k if k < 3 else 0
-                if need <= total_w:
-                    bits = 1 << i
-                    for j in c:
-                        bits |= 1 << j
-                    opts.append((bits, need, k - need, SET, (i,) + c))
+        opts = self._set_options(i, mask)
         # runs: the card and a subset of the higher cards of its suit, gaps filled with wilds
         avail = self._suit_avail(i, mask)
         if avail:
@@ -416,6 +402,72 @@ class _Solver:
                         opts.append((b, need, min(k - need, 13 - span - ext), RUN, ch))
                     stack.append((t + 1, r, g, ch, b))
         self._opt_cache[mask] = opts
+        return opts
+
+    def out_options(self, mask: int) -> tuple[list, list]:
+        """For going out, the new melds the lowest card of ``mask`` can start (as
+        :meth:`options`), each as (wilds it takes from those to come, bits, wilds needed,
+        slack), fewest wilds first (going out is a yes-or-no question: the order does not
+        matter, and a meld taking more wilds than are free is no way): the runs alone, and
+        every meld. The wilds a meld takes are those it needs and its wild-rank cards standing
+        for themselves. Cached by the cards of its rank and the higher cards of its suit."""
+        i = (mask & -mask).bit_length() - 1
+        p = self.rank[i]
+        key = (i, mask & (self._rank_mask[p] | self.suit_mask[self.suit[i]] & self.above[p]))
+        out = self._out_cache.get(key)
+        if out is not None:
+            return out
+        total_w, wmask = self.total_w, self.wmask
+        runs = []
+        avail = self._suit_avail(i, mask)
+        if avail:  # the card and higher cards of its suit, gaps wild (no tuples of indices)
+            isw = self.isw
+            stack = [(0, p, 0, 1, 1 << i, isw[i])]
+            while stack:
+                start, last, gaps, k, bits, own = stack.pop()
+                for t in range(start, len(avail)):
+                    r, j = avail[t]
+                    g = gaps + r - last - 1
+                    if g + own > total_w:
+                        break
+                    o = own + isw[j]
+                    if g + o > total_w:  # (nor with any higher card)
+                        continue
+                    b = bits | 1 << j
+                    span = r - p + 1
+                    ext = 3 - span if span < 3 else 0
+                    need = g + ext
+                    if need <= k + 1 and need + o <= total_w:
+                        runs.append((need + o, b, need, min(k + 1 - need, 13 - span - ext)))
+                    stack.append((t + 1, r, g, k + 1, b, o))
+        runs.sort(key=_first)
+        melds = runs
+        if not self.isw[i]:
+            sets = [(nm + (bits & wmask).bit_count(), bits, nm, sm)
+                    for bits, nm, sm, kind, _ in self._set_options(i, mask)]
+            if sets:
+                melds = sorted(sets + runs, key=_first)
+        out = self._out_cache[key] = (runs, melds)
+        return out
+
+    def _set_options(self, i: int, mask: int) -> list:
+        """The sets of :meth:`options`: card ``i`` with any copies of the other cards of its
+        rank in ``mask``."""
+        opts = []
+        combos: list[tuple[int, ...]] = [()]
+        for idx in self.rank_groups(i):
+            av = [j for j in idx if mask >> j & 1]
+            if av:
+                combos = [c + tuple(av[:k]) for c in combos for k in range(len(av) + 1)]
+        for c in combos:
+            k = 1 + len(c)
+            if k >= 2:
+                need = 3 - k if k < 3 else 0
+                if need <= self.total_w:
+                    bits = 1 << i
+                    for j in c:
+                        bits |= 1 << j
+                    opts.append((bits, need, k - need, SET, (i,) + c))
         return opts
 
     def rank_groups(self, i: int) -> list[list[int]]:
@@ -1098,28 +1150,28 @@ class _Solver:
         matter."""
         if not mask:
             return self.pool_fits(need, q, slack, self.out_jokers)
-        if slack > self.total_w - need:
-            slack = self.total_w - need
         jokers = self.out_jokers
+        free = jokers + q + (mask & self.wmask).bit_count() - need
+        if free < 0:  # (too few wilds)
+            return False
+        if slack > free:  # (more slack than wilds can be left over)
+            slack = free
         key = (self._counted(mask) if self.counted else mask, need, q, slack, jokers)
         memo = self.out_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
         res = False
-        free = jokers + q + (mask & self.wmask).bit_count() - need
-        if free >= 0 and not self.floor(mask, free):  # (else too few wilds, or a card stays)
+        if not self.floor(mask, free):  # (else a card stays)
+            runs, melds = self.out_options(mask)
             i = (mask & -mask).bit_length() - 1
-            cap = self.total_w
-            if self.isw[i]:
-                res = self.full(mask ^ (1 << i), need, q + 1, slack) or any(
-                    need + nm <= cap and self.full(mask ^ bits, need + nm, q,
-                                                   min(cap, slack + sm))
-                    for bits, nm, sm, kind, _ in self.options(mask) if kind == RUN)
+            if self.isw[i] and self.full(mask ^ (1 << i), need, q + 1, slack):
+                res = True
             else:
-                for bits, nm, sm, _, _ in self.options(mask):
-                    if need + nm <= cap and self.full(mask ^ bits, need + nm, q,
-                                                      min(cap, slack + sm)):
+                for wc, bits, nm, sm in runs if self.isw[i] else melds:
+                    if wc > free:
+                        break
+                    if self.full(mask ^ bits, need + nm, q, slack + sm):
                         res = True
                         break
         memo[key] = res
@@ -1171,8 +1223,9 @@ class _Solver:
         wild-rank cards decided as in :meth:`full`. The search of a state stops once every
         card it holds is found, and skips a choice after which no card is left that is not
         found yet."""
-        if slack > self.total_w - need:
-            slack = self.total_w - need
+        free = self.jokers + q + (mask & self.wmask).bit_count() - need
+        if slack > free:  # (more slack than wilds can be left over)
+            slack = free if free > 0 else 0
         key = ("one", self._counted(mask) if self.counted else mask, need, q, slack)
         memo = self.out_memo
         hit = memo.get(key)
@@ -1185,7 +1238,6 @@ class _Solver:
             memo[key] = res
             return res
         res: set[int] = set()
-        free = self.jokers + q + (mask & self.wmask).bit_count() - need
         short = 0
         if free < 0:
             stuck = -1  # (too few wilds)
@@ -1208,16 +1260,17 @@ class _Solver:
         else:
             i = (mask & -mask).bit_length() - 1
             bit = 1 << i
-            cap = self.total_w
             if self.full(mask ^ bit, need, q, slack):  # discard this card
                 res.add(self.group[i])
             isw = self.isw[i]
             if isw:
                 res |= self.one_off(mask ^ bit, need, q + 1, slack)
-            for bits, nm, sm, kind, _ in self.options(mask):
-                if need + nm <= cap and not (isw and kind == SET) and \
-                        not (res and self._groups(mask ^ bits) <= res):  # (nothing new there)
-                    res |= self.one_off(mask ^ bits, need + nm, q, min(cap, slack + sm))
+            runs, melds = self.out_options(mask)
+            for wc, bits, nm, sm in runs if isw else melds:
+                if wc > free:
+                    break
+                if not (res and self._groups(mask ^ bits) <= res):  # (nothing new there)
+                    res |= self.one_off(mask ^ bits, need + nm, q, slack + sm)
                     if res and self._groups(mask) <= res:  # (every card it holds found)
                         break
         out = frozenset(res)
@@ -1245,6 +1298,11 @@ def _run_wants(have: int, nat: int) -> tuple[int, ...]:
                 if lo <= p <= hi and w < best[p]:
                     best[p] = w
     return tuple(best)
+
+
+def _first(option: tuple) -> int:
+    """An option's first field (its sort key)."""
+    return option[0]
 
 
 def _lowest(bits: int, count: int) -> int:
