@@ -404,20 +404,22 @@ class _Solver:
         self._opt_cache[mask] = opts
         return opts
 
-    def out_options(self, mask: int) -> tuple[list, list]:
+    def out_options(self, mask: int, free: int) -> tuple[list, list]:
         """For going out, the new melds the lowest card of ``mask`` can start (as
         :meth:`options`), each as (wilds it takes from those to come, bits, wilds needed,
         slack), fewest wilds first (going out is a yes-or-no question: the order does not
-        matter, and a meld taking more wilds than are free is no way): the runs alone, and
-        every meld. The wilds a meld takes are those it needs and its wild-rank cards standing
-        for themselves. Cached by the cards of its rank and the higher cards of its suit."""
+        matter), and only those taking at most the ``free`` wilds still to come: the runs
+        alone, and every meld. The wilds a meld takes are those it needs and its wild-rank
+        cards standing for themselves. Cached by the cards of its rank and the higher cards
+        of its suit, and ``free``."""
         i = (mask & -mask).bit_length() - 1
         p = self.rank[i]
-        key = (i, mask & (self._rank_mask[p] | self.suit_mask[self.suit[i]] & self.above[p]))
+        key = (i, mask & (self._rank_mask[p] | self.suit_mask[self.suit[i]] & self.above[p]),
+               free)
         out = self._out_cache.get(key)
         if out is not None:
             return out
-        total_w, wmask = self.total_w, self.wmask
+        wmask = self.wmask
         runs = []
         avail = self._suit_avail(i, mask)
         if avail:  # the card and higher cards of its suit, gaps wild (no tuples of indices)
@@ -428,23 +430,23 @@ class _Solver:
                 for t in range(start, len(avail)):
                     r, j = avail[t]
                     g = gaps + r - last - 1
-                    if g + own > total_w:
+                    if g + own > free:
                         break
                     o = own + isw[j]
-                    if g + o > total_w:  # (nor with any higher card)
+                    if g + o > free:  # (nor with any higher card)
                         continue
                     b = bits | 1 << j
                     span = r - p + 1
                     ext = 3 - span if span < 3 else 0
                     need = g + ext
-                    if need <= k + 1 and need + o <= total_w:
+                    if need <= k + 1 and need + o <= free:
                         runs.append((need + o, b, need, min(k + 1 - need, 13 - span - ext)))
                     stack.append((t + 1, r, g, k + 1, b, o))
         runs.sort(key=_first)
         melds = runs
         if not self.isw[i]:
-            sets = [(nm + (bits & wmask).bit_count(), bits, nm, sm)
-                    for bits, nm, sm, kind, _ in self._set_options(i, mask)]
+            sets = [(nm, bits, nm, sm) for bits, nm, sm, kind, _ in self._set_options(i, mask)
+                    if nm <= free]
             if sets:
                 melds = sorted(sets + runs, key=_first)
         out = self._out_cache[key] = (runs, melds)
@@ -1163,14 +1165,12 @@ class _Solver:
             return hit
         res = False
         if not self.floor(mask, free):  # (else a card stays)
-            runs, melds = self.out_options(mask)
+            runs, melds = self.out_options(mask, free)
             i = (mask & -mask).bit_length() - 1
             if self.isw[i] and self.full(mask ^ (1 << i), need, q + 1, slack):
                 res = True
             else:
-                for wc, bits, nm, sm in runs if self.isw[i] else melds:
-                    if wc > free:
-                        break
+                for _, bits, nm, sm in runs if self.isw[i] else melds:
                     if self.full(mask ^ bits, need + nm, q, slack + sm):
                         res = True
                         break
@@ -1265,10 +1265,8 @@ class _Solver:
             isw = self.isw[i]
             if isw:
                 res |= self.one_off(mask ^ bit, need, q + 1, slack)
-            runs, melds = self.out_options(mask)
-            for wc, bits, nm, sm in runs if isw else melds:
-                if wc > free:
-                    break
+            runs, melds = self.out_options(mask, free)
+            for _, bits, nm, sm in runs if isw else melds:
                 if not (res and self._groups(mask ^ bits) <= res):  # (nothing new there)
                     res |= self.one_off(mask ^ bits, need + nm, q, slack + sm)
                     if res and self._groups(mask) <= res:  # (every card it holds found)
