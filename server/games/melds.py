@@ -294,7 +294,8 @@ class _Solver:
         self._rank_groups: dict[int, list[list[int]]] = {}
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
         self._opt_cache: dict[int, list] = {}
-        self._out_cache: dict[int, tuple] = {}  # going out (:meth:`out_options`)
+        self._out_cache: dict[tuple, tuple] = {}  # going out (:meth:`out_options`)
+        self._out_runs: dict[tuple, list] = {}  # the same, its runs
         self._down_cache: dict = {}
         self._up_cache: dict = {}
         self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
@@ -411,18 +412,33 @@ class _Solver:
         matter), and only those taking at most the ``free`` wilds still to come: the runs
         alone, and every meld. The wilds a meld takes are those it needs and its wild-rank
         cards standing for themselves. Cached by the cards of its rank and the higher cards
-        of its suit, and ``free``."""
+        of its suit, and ``free`` (the runs by the higher cards of its suit alone)."""
         i = (mask & -mask).bit_length() - 1
         p = self.rank[i]
-        key = (i, mask & (self._rank_mask[p] | self.suit_mask[self.suit[i]] & self.above[p]),
-               free)
+        higher = mask & self.suit_mask[self.suit[i]] & self.above[p]
+        key = (i, mask & self._rank_mask[p] | higher, free)
         out = self._out_cache.get(key)
         if out is not None:
             return out
-        wmask = self.wmask
+        runs = self._out_runs.get((i, higher, free))
+        if runs is None:
+            runs = self._out_runs[i, higher, free] = self._new_runs(i, mask, free)
+        melds = runs
+        if not self.isw[i]:
+            sets = [(nm, bits, nm, sm) for bits, nm, sm, kind, _ in self._set_options(i, mask)
+                    if nm <= free]
+            if sets:
+                melds = sorted(sets + runs, key=_first)
+        out = self._out_cache[key] = (runs, melds)
+        return out
+
+    def _new_runs(self, i: int, mask: int, free: int) -> list:
+        """The runs of :meth:`out_options`: card ``i`` and higher cards of its suit in
+        ``mask``, gaps wild, built from bits (no tuples of indices)."""
+        p = self.rank[i]
         runs = []
         avail = self._suit_avail(i, mask)
-        if avail:  # the card and higher cards of its suit, gaps wild (no tuples of indices)
+        if avail:
             isw = self.isw
             stack = [(0, p, 0, 1, 1 << i, isw[i])]
             while stack:
@@ -443,14 +459,7 @@ class _Solver:
                         runs.append((need + o, b, need, min(k + 1 - need, 13 - span - ext)))
                     stack.append((t + 1, r, g, k + 1, b, o))
         runs.sort(key=_first)
-        melds = runs
-        if not self.isw[i]:
-            sets = [(nm, bits, nm, sm) for bits, nm, sm, kind, _ in self._set_options(i, mask)
-                    if nm <= free]
-            if sets:
-                melds = sorted(sets + runs, key=_first)
-        out = self._out_cache[key] = (runs, melds)
-        return out
+        return runs
 
     def _set_options(self, i: int, mask: int) -> list:
         """The sets of :meth:`options`: card ``i`` with any copies of the other cards of its
