@@ -55,9 +55,12 @@ def rebuilt(m) -> list[tuple[object, dict]]:
 
 def hidden_cards(game) -> set[str]:
     """The cards in hands that the whole table has not seen (Three Thirteen: all but those taken
-    from the discard pile)."""
+    from the discard pile, and those put on the pile this round: after a stock rebuild (R9) a
+    seat may draw a card the table saw discarded, still listed in the round's ``discards``
+    without who holds it now)."""
     state = game.state_json()
-    public = {c for s in game.spectator_view()["seats"] for c in s["taken"]}
+    view = game.spectator_view()
+    public = {c for s in view["seats"] for c in s["taken"]} | set(view["discards"])
     return {c for hand in state["hands"] for c in hand} - public
 
 
