@@ -1046,3 +1046,46 @@ def test_heuristic_beats_random_and_the_default_clearly():
     assert won >= 57 and margin > 200
     won, margin = series(lambda _: _default_bot, 16)
     assert won >= 13 and margin > 30
+
+
+def test_R3_R4_going_out_tries_exactly_the_melds_the_free_wilds_allow():
+    """R3, R4 for going out (issue 14): the melds that going out tries for the lowest card are
+    exactly those of the arrangement's search (the canonical :meth:`options`) that take at
+    most the wilds still free, a wild-rank card in a run standing for itself among them,
+    fewest first, with no set for a wild-rank card; and it finds the discards that leave the
+    rest fully melded, as one :func:`melds_fully` each says: going out with 4♦ 5♦ 6♦ 7♦ 8♦
+    9♦ 10♦ J♦ Q♣ Q♦ Q♥ Q♠ K♠, Queens wild (bench/engine.py's slowest), discards any card but
+    Q♠ (K♠ melds only beside it: Q♠ K♠ and a wild)."""
+    from cardarena.server.games.melds import _Solver
+
+    rng = random.Random(2)
+    hands = [(C("4D 5D 6D 7D 8D 9D 10D JD QC QD QH QS KS"), 12)]
+    for _ in range(60):
+        w = rng.randrange(1, 14)
+        suits = rng.sample(range(4), 2)
+        near = [(r - 1) * 4 + s for s in suits for r in range(3, 11)]
+        hands.append(([rng.choice(near + [(w - 1) * 4 + s for s in suits] + [JOKER])
+                       for _ in range(rng.randrange(6, 12))], w))
+    assert T(going_out_discards(*hands[0])) == T(C("4D 5D 6D 7D 8D 9D 10D JD QC QD QH KS"))
+    tried = 0
+    for hand, w in hands:
+        s = _Solver(hand, w, (), 20)
+        mask = s.all_mask
+        while mask:
+            i = (mask & -mask).bit_length() - 1
+            for free in range(s.total_w + 1):
+                runs, melds = s.out_options(mask, free)
+                want = {(nm + (bits & s.wmask).bit_count(), bits, nm, sm, kind)
+                        for bits, nm, sm, kind, _ in s.options(mask)
+                        if nm + (bits & s.wmask).bit_count() <= free
+                        and not (s.isw[i] and kind == SET)}
+                assert {o[:4] for o in melds} == {o[:4] for o in want}, T(hand)
+                assert {o[:4] for o in runs} == {o[:4] for o in want if o[4] == RUN}, T(hand)
+                assert [o[0] for o in melds] == sorted(o[0] for o in melds)
+                tried += len(melds)
+            mask &= mask - 1  # (the states of a hand laid card by card)
+        if len(hand) > 12:
+            assert going_out_discards(hand, w) == [
+                c for c in dict.fromkeys(sorted(hand))
+                if melds_fully(_without(hand, c), w)], T(hand)
+    assert tried > 500
