@@ -74,7 +74,11 @@ that want more wilds together than there are leave only one of them. Going out i
 yes-or-no question, so the wild-rank cards are decided there only as naturals in runs or as
 wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank card in it
 natural, R4), so which of them it takes does not matter, and it is made at the end from the
-wild pool, as a count (3 or more cards, no more jokers than wild-rank cards).
+wild pool, as a count (3 or more cards, no more jokers than wild-rank cards). Nor does the
+order of the new melds matter there: a state tries only those taking at most the wilds still
+free (the wilds they need and their wild-rank cards standing for themselves), fewest first,
+built from bits and cached by the cards of the lowest card's rank and higher suit; and its
+slack counts only up to those wilds (no more can be left over).
 
 Cost: the points left in hand (A = 1 … K = 13, joker ``joker_points``), then the number of
 cards left (so that a joker worth 0 points still counts as unmelded); wild cards left over are
