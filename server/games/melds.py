@@ -221,8 +221,8 @@ def going_out_discards(hand: Iterable[int], wild_rank: int) -> list[int]:
     s = _Solver(cards, wild_rank, (), 20)
     if orphans:
         return orphans if s.full_without(orphans[0]) else []
-    found = s.one_off(s.all_mask, 0, 0, 0)
-    return [c for c in dict.fromkeys(cards) if s.group_of(c) in found] if found else []
+    found = s.discards(s.all_mask, 0, 0, 0)
+    return [c for c in dict.fromkeys(cards) if s.group_bit(c) & found] if found else []
 
 
 def _orphans(cards: list[int], wild_rank: int) -> list[int]:
@@ -359,13 +359,17 @@ class _Solver:
         self.bounds: dict = {}
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
-        self._groups_memo: dict = {}  # the discards a state could find (:meth:`_groups`)
         #: for going out: each card's counted group, or minus one less its code (:meth:`group_of`)
         self.group = group = [-1 - c for c in nat]
         for g, _ in self.counted:
             for j in range(n):
                 if g >> j & 1:
                     group[j] = g
+        #: the same as bits: the cards of each card's group (its counted group, or its copies),
+        #: and a bit above the cards for the joker (:meth:`discards`)
+        self.group_bits = [g if g >= 0 else sum(1 << k for k in by_code[nat[j]])
+                           for j, g in enumerate(group)]
+        self.joker_bit = 1 << n if jokers else 0
         #: with runs on the table, the small groups of cards apart from the other cards
         #: (:meth:`_apart_groups`): the lower bound solves each alone (:meth:`_apart_cost`)
         self.apart = self._apart_groups() if apart and self.runs else []
@@ -1218,24 +1222,24 @@ class _Solver:
                 self.out_jokers += 1
         return self.full(self.all_mask ^ 1 << self.by_code[card][-1], 0, 0, 0)
 
-    def _groups(self, mask: int) -> frozenset:
-        """The discards a state of going out could find: the :meth:`group_of` of each of its
-        cards, and of the joker if the hand holds one."""
-        out = self._groups_memo.get(mask)
-        if out is None:
-            group = self.group
-            out = {group[j] for j in range(len(group)) if mask >> j & 1}
-            if self.jokers:
-                out.add(-1 - JOKER)
-            out = self._groups_memo[mask] = frozenset(out)
-        return out
+    def group_bit(self, card: int) -> int:
+        """The bits of ``card``'s group in :meth:`discards` (the joker's bit for a joker)."""
+        return self.joker_bit if card == JOKER else self.group_bits[self.by_code[card][0]]
 
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
-        """The cards whose discard lets every other card (jokers too) go into new melds, each
-        as its :meth:`group_of` (a card of a counted group answers for all of them); the
-        wild-rank cards decided as in :meth:`full`. The search of a state stops once every
-        card it holds is found, and skips a choice after which no card is left that is not
-        found yet."""
+        """The cards of :meth:`discards`, each as its :meth:`group_of`."""
+        found = self.discards(mask, need, q, slack)
+        out = {self.group[j] for j in range(len(self.group)) if found >> j & 1}
+        if found & self.joker_bit:
+            out.add(-1 - JOKER)
+        return frozenset(out)
+
+    def discards(self, mask: int, need: int, q: int, slack: int) -> int:
+        """The cards whose discard lets every other card (jokers too) go into new melds, as
+        bits: the bits of each one's group (a card of a counted group answers for all of them,
+        a card for its copies), and :attr:`joker_bit` for a joker; the wild-rank cards decided
+        as in :meth:`full`. The search of a state stops once every card it holds is found, and
+        skips a choice after which no card is left that is not found yet."""
         free = self.jokers + q + (mask & self.wmask).bit_count() - need
         if slack > free:  # (more slack than wilds can be left over)
             slack = free if free > 0 else 0
@@ -1244,13 +1248,12 @@ class _Solver:
         hit = memo.get(key)
         if hit is not None:
             return hit
-        joker = -1 - JOKER
         if not mask:
-            res = frozenset((joker,)) if self.jokers and \
-                self.pool_fits(need, q, slack, self.jokers - 1) else frozenset()
+            res = self.joker_bit if self.jokers and \
+                self.pool_fits(need, q, slack, self.jokers - 1) else 0
             memo[key] = res
             return res
-        res: set[int] = set()
+        res = 0
         short = 0
         if free < 0:
             stuck = -1  # (too few wilds)
@@ -1265,28 +1268,28 @@ class _Solver:
             pass
         elif stuck:  # one: only it can be the discard
             if self.full(mask ^ stuck, need, q, slack):
-                res.add(self.group[stuck.bit_length() - 1])
+                res = self.group_bits[stuck.bit_length() - 1]
         elif short:  # one of these at least stays: the discard is one of them
             for j in range(short.bit_length()):
                 if short >> j & 1 and self.full(mask ^ 1 << j, need, q, slack):
-                    res.add(self.group[j])
+                    res |= self.group_bits[j]
         else:
             i = (mask & -mask).bit_length() - 1
             bit = 1 << i
             if self.full(mask ^ bit, need, q, slack):  # discard this card
-                res.add(self.group[i])
+                res = self.group_bits[i]
             isw = self.isw[i]
             if isw:
-                res |= self.one_off(mask ^ bit, need, q + 1, slack)
+                res |= self.discards(mask ^ bit, need, q + 1, slack)
             runs, melds = self.out_options(mask, free)
+            jb = self.joker_bit
             for _, bits, nm, sm in runs if isw else melds:
-                if not (res and self._groups(mask ^ bits) <= res):  # (nothing new there)
-                    res |= self.one_off(mask ^ bits, need + nm, q, slack + sm)
-                    if res and self._groups(mask) <= res:  # (every card it holds found)
+                if not (res and not (mask ^ bits | jb) & ~res):  # (nothing new there)
+                    res |= self.discards(mask ^ bits, need + nm, q, slack + sm)
+                    if res and not (mask | jb) & ~res:  # (every card it holds found)
                         break
-        out = frozenset(res)
-        memo[key] = out
-        return out
+        memo[key] = res
+        return res
 
 
 @lru_cache(maxsize=1 << 12)
