@@ -1166,7 +1166,8 @@ class _Solver:
         new melds (``q``: the wild-rank cards given to the wild pool so far). The wild-rank
         cards are decided only as naturals in runs or as wilds: a set of the wild rank is made
         at the end from the pool (:meth:`pool_fits`), since which of them it takes does not
-        matter."""
+        matter. More slack never hurts, so the memo keeps, for the rest of a state, the most
+        slack known too little and the least known enough."""
         if not mask:
             return self.pool_fits(need, q, slack, self.out_jokers)
         jokers = self.out_jokers
@@ -1175,11 +1176,16 @@ class _Solver:
             return False
         if slack > free:  # (more slack than wilds can be left over)
             slack = free
-        key = (self._counted(mask) if self.counted else mask, need, q, slack, jokers)
+        key = (self._counted(mask) if self.counted else mask, need, q, jokers)
         memo = self.out_memo
-        hit = memo.get(key)
+        hit = memo.get(key)  # (the most slack known too little, the least known enough)
         if hit is not None:
-            return hit
+            if slack <= hit[0]:
+                return False
+            if slack >= hit[1]:
+                return True
+        else:
+            hit = memo[key] = [-1, _INF]
         res = False
         if not self.floor(mask, free):  # (else a card stays)
             runs, melds = self.out_options(mask, free)
@@ -1191,7 +1197,10 @@ class _Solver:
                     if self.full(mask ^ bits, need + nm, q, slack + sm):
                         res = True
                         break
-        memo[key] = res
+        if res:
+            hit[1] = slack
+        else:
+            hit[0] = slack
         return res
 
     def pool_fits(self, need: int, q: int, slack: int, jokers: int) -> bool:
