@@ -63,14 +63,16 @@ finds: the first arrangement in the canonical order among those that leave the f
 
 Going out (:func:`going_out_discards`) first counts the cards no meld could hold (no card of
 their rank, none of their suit near enough): with two of them the hand cannot go out, with one
-only by discarding it. Otherwise one search over the hand collects every discard after which
-the rest melds fully (a card the search counts rather than names answers for the others of its
-group), and a state stops being searched once every card it holds is found, or a choice once
-no card is left after it that is not found yet. The bounds of the arrangement serve here too:
-a state whose cards must all go into melds is not searched if they leave anything; in one with
-a discard to come, two cards that must stay (no meld takes them, or they want more wilds than
-there are) leave no discard, one leaves only itself, and cards of different suits and ranks
-that want more wilds together than there are leave only one of them. Going out is a
+only by discarding it. Otherwise the cards that must stay (no meld takes them, or they want
+more wilds than there are) say which discards to try: two leave none, one only itself, and
+cards of different suits and ranks that want more wilds together than there are only one of
+them; else one card of each group (copies, or cards the search counts rather than names) and
+a joker. Each discard is then tried by the search for a full melding, one memo serving them
+all (:meth:`_Solver.each_discard`: most of the states of one are met again by the next, and
+each search stops at the first full melding it finds; one search collecting every discard at
+once, :meth:`_Solver.one_off`, searched twice as long on the slowest hands and is kept as the
+tests' second opinion). The bounds of the arrangement serve here too: a state whose cards must
+all go into melds is not searched if they leave anything. Going out is a
 yes-or-no question, so the wild-rank cards are decided there only as naturals in runs or as
 wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank card in it
 natural, R4), so which of them it takes does not matter, and it is made at the end from the
@@ -221,7 +223,7 @@ def going_out_discards(hand: Iterable[int], wild_rank: int) -> list[int]:
     s = _Solver(cards, wild_rank, (), 20)
     if orphans:
         return orphans if s.full_without(orphans[0]) else []
-    found = s.discards(s.all_mask, 0, 0, 0)
+    found = s.each_discard()
     return [c for c in dict.fromkeys(cards) if s.group_bit(c) & found] if found else []
 
 
@@ -1234,6 +1236,35 @@ class _Solver:
     def group_bit(self, card: int) -> int:
         """The bits of ``card``'s group in :meth:`discards` (the joker's bit for a joker)."""
         return self.joker_bit if card == JOKER else self.group_bits[self.by_code[card][0]]
+
+    def each_discard(self) -> int:
+        """The cards of the hand whose discard lets every other card go into new melds, as
+        :meth:`discards` gives them, found one discard at a time (:meth:`full_without`, its
+        memo shared by all): among the cards that must stay if any (two: none, one: only it),
+        or else among those of the cards wanting more wilds together than there are, or else
+        one card of each group and a joker."""
+        mask, n = self.all_mask, len(self.nat)
+        free = self.total_w
+        level = self._levels.get(free) or self._level(free)
+        stuck = self._stuck(mask, level)[1] if mask & level[1] else 0
+        if stuck & (stuck - 1):
+            return 0
+        if not stuck:
+            forced, short = self._short(mask & self.wanting, free)
+            stuck = forced or short
+            if forced & (forced - 1):
+                return 0
+        if stuck:
+            tries = [j for j in range(n) if stuck >> j & 1]
+        else:
+            tries = list({g: j for j, g in reversed(list(enumerate(self.group)))}.values())
+        found = 0
+        for j in tries:
+            if not found & 1 << j and self.full(mask ^ 1 << j, 0, 0, 0):
+                found |= self.group_bits[j]
+        if self.jokers and not stuck and self.full_without(JOKER):
+            found |= self.joker_bit
+        return found
 
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
         """The cards of :meth:`discards`, each as its :meth:`group_of`."""

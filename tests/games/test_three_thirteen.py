@@ -1089,3 +1089,34 @@ def test_R3_R4_going_out_tries_exactly_the_melds_the_free_wilds_allow():
                 c for c in dict.fromkeys(sorted(hand))
                 if melds_fully(_without(hand, c), w)], T(hand)
     assert tried > 500
+
+
+def test_R6_going_out_one_discard_at_a_time_finds_what_one_search_finds():
+    """R6 (issue 14): going out tries each discard with one memo shared by all; on hands
+    crowded into two suits with copies of several decks and up to four wilds (jokers among
+    them), it finds exactly the discards that the one search collecting every discard at
+    once finds. 4♦ 5♦ 6♦ 7♦ 8♦ 8♦ Jo, Kings wild, discards 4♦ (8♦ 8♦ Jo is a set), 7♦ or an
+    8♦ (4♦…8♦ Jo), never the joker (4♦…8♦ leaves an 8♦)."""
+    from cardarena.server.games.melds import _Solver
+
+    def one_search(hand, w):
+        cards = sorted(hand)
+        s = _Solver(cards, w, (), 20)
+        found = s.one_off(s.all_mask, 0, 0, 0)
+        return [c for c in dict.fromkeys(cards) if s.group_of(c) in found]
+
+    assert T(going_out_discards(C("4D 5D 6D 7D 8D 8D Jo"), 13)) == T(C("4D 7D 8D"))
+    rng = random.Random(3)
+    going = 0
+    for _ in range(150):
+        w = rng.randrange(1, 14)
+        suits = rng.sample(range(4), 2)
+        near = [(r - 1) * 4 + s for s in suits for r in range(4, 11)]
+        n = rng.randrange(7, 12)
+        wilds = [rng.choice((JOKER, (w - 1) * 4 + rng.randrange(4)))
+                 for _ in range(rng.randrange(5))]
+        hand = wilds + [rng.choice(near) for _ in range(n - len(wilds))]
+        want = one_search(hand, w)
+        assert going_out_discards(hand, w) == want, T(hand)
+        going += bool(want)
+    assert going > 30
