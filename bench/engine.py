@@ -22,7 +22,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   table of ten runs, eight overlapping hearts runs, a J♦ apart beside seven hearts runs,
   hearts against seven hearts runs with Queens wild, spades against five spades runs, clubs
   against six clubs runs, and the slowest that the searches here found: going out with 13 or
-  14 cards crowded into one or two suits and 3–4 wilds among them).
+  14 cards crowded into one or two suits and 3–4 wilds among them, a Q♦ that no table run's
+  naturals can carry against fourteen melds).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -335,6 +336,13 @@ KNOWN_SLOW = (
       ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),
       ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 0, 2, "2♣ 3♣ 4♣ 5♣ 6♣ 7♣"),
       ("run", 1, 8, "8♦ K♣ 10♦"), ("run", 0, 4, "4♣ 5♣ 6♣"))),
+    ("arrange", 10, "6♥ 8♥ 10♣ 10♣ 10♥ 10♥ J♥ Q♦ Jo Jo",  # fourteen melds, Q♦ out of reach
+     (("run", 2, 1, "A♥ 2♥ 3♥ 4♥ 5♥"), ("run", 1, 4, "10♠ Jo 6♦ 7♦ 8♦"),
+      ("run", 2, 4, "4♥ 5♥ 6♥ 7♥ 8♥"), ("set", 9, 9, "9♣ 9♠ 9♥ 9♠ 9♠"),
+      ("run", 2, 3, "3♥ 4♥ 5♥ 6♥ 7♥"), ("set", 11, 11, "J♣ J♠ J♥ J♠"), ("run", 1, 11, "10♠ Q♦ K♦"),
+      ("run", 2, 8, "10♥ 9♥ 10♥"), ("run", 2, 2, "Jo 3♥ 4♥ 5♥"), ("run", 2, 7, "7♥ Jo 9♥ Jo"),
+      ("run", 1, 1, "10♣ 2♦ 3♦ 10♠"), ("run", 1, 2, "2♦ 3♦ 4♦ 5♦"), ("run", 0, 7, "7♣ 8♣ 9♣"),
+      ("run", 2, 6, "10♦ Jo 8♥ 9♥"))),
 )
 
 

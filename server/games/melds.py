@@ -39,7 +39,8 @@ The cost of a state is found by a depth-first branch and bound. A choice is sear
 the budget of beating the best choice so far, and not at all when a lower bound says it
 cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
-within reach) stay in hand; a small group of cards that can share no meld with any other card
+within reach: a table run is out of reach of a card when the wilds up to it would outnumber its
+naturals even with every card of its suit laid onto it) stay in hand; a small group of cards that can share no meld with any other card
 (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table)
 leaves at least what it leaves solved alone with the table's runs of its suits as they stand,
 the wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds
@@ -318,12 +319,16 @@ class _Solver:
                 base_slack += m.naturals - m.wilds
                 continue
             lo, hi, relevant = m.low, m.high, False
+            # (its wilds never outnumber its naturals: with every card of its suit laid onto
+            # it, the others between the card and it among them, it pays for at most this many
+            # wilds up to a card, so a card farther off never reaches it)
+            reach = m.naturals - m.wilds + 2 * suit_mask[m.key].bit_count() - 1
             for j in range(n):
                 r = rank[j]
                 if suit[j] == m.key and not lo <= r <= hi:
                     relevant = True
                     w = lo - r - 1 if r < lo else r - hi - 1
-                    if w < gap[j]:
+                    if w < gap[j] and w <= reach:
                         gap[j] = w
             if relevant:
                 self.runs.append(t)
@@ -685,11 +690,12 @@ class _Solver:
             w = _run_wants(present[suit[j]], nat)[p]
             if w < best:
                 best = w
+            pays = self.suit_mask[suit[j]].bit_count()  # (the naturals it could gain)
             for m in runs[suit[j]]:  # up to a run on the table (the cards between laid too)
                 if not m.low <= p <= m.high:
                     a, b = (p, m.low) if p < m.low else (m.high, p)
                     w = b - a - 1 - (nat >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
-                    if w < best:
+                    if w < best and w <= m.naturals - m.wilds + pays:  # (R4 on the run)
                         best = w
             out.append(best)
         return out
