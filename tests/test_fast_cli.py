@@ -4,6 +4,7 @@ here: bench/cli.py measures them."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -91,3 +92,36 @@ def test_help_imports_no_ledger_grpc_rich_nor_pydantic_and_lists_whole_first_par
     assert "..." not in out.split("Commands:")[1]
     out, _, imported = run_cli("ratings", "--help")
     assert "pydantic" not in imported and "recompute" in out and "--format" in out
+
+
+HELPS = ("import contextlib, io, sys\n"
+         "if sys.argv[1] == 'eager':\n"
+         "    import typer.main\n"
+         "    typer.main.get_command_from_info.lazy = True  # app.py then leaves typer's own in place\n"
+         "from cardarena.server.cli import main\n"
+         "import typer.main\n"
+         "print('lazy' if getattr(typer.main.get_command_from_info, 'lazy', False) and sys.argv[1] == 'lazy' else 'eager')\n"
+         "for line in sys.stdin:\n"
+         "    buf = io.StringIO()\n"
+         "    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):\n"
+         "        rc = main(line.split())\n"
+         "    print('===', line.strip(), rc)\n"
+         "    print(buf.getvalue())\n")
+
+
+def test_a_command_built_on_first_use_has_the_same_help_as_one_built_at_start():
+    """server/cli/app.py builds a command when it is used (start-up): every help text, of the
+    app, each group and each command, is the same as when typer builds every command at start."""
+    lines = ["--help", "bot --help", "league --help", "match --help", "ledger --help", "ratings --help",
+             "league run --help", "league show --help", "bot add --help", "match show --help", "play --help",
+             "serve --help", "web --help", "check --help", "bridge --help", "ledger check --help", "games --help"]
+    said = {}
+    for how in ("lazy", "eager"):
+        r = subprocess.run([sys.executable, "-c", HELPS, how], input="\n".join(lines), capture_output=True,
+                           text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+        assert r.returncode == 0, r.stderr
+        first, _, rest = r.stdout.partition("\n")
+        assert first == how
+        said[how] = rest
+    assert said["lazy"] == said["eager"]
+    assert said["lazy"].count("=== ") == len(lines) and "Usage: cardarena league run" in said["lazy"]
