@@ -25,15 +25,7 @@ SHORT = {"sixth-card": {"rounds": 1}, "three-thirteen": {"rounds": 2},
 SAMPLER = pyspiel.UniformProbabilitySampler(0.0, 1.0)
 
 
-def _codec_or_skip(game_id: str) -> None:
-    try:
-        spaces.codec(game_id, games()[game_id].min_players)
-    except (ImportError, KeyError):
-        pytest.skip(f"{game_id}: its codec (cardarena.research.{spaces.CODEC_MODULES[game_id]}) has not landed yet")
-
-
 def _load(game_id: str, players: int, **params) -> pyspiel.Game:
-    _codec_or_skip(game_id)
     return rs.load(game_id, players, SHORT[game_id], **params)
 
 
@@ -196,7 +188,6 @@ def test_length_bound_of_sixth_card():
 def test_state_for_wraps_an_engine_game():
     """state_for: an OpenSpiel state around an engine game that already exists (the arena
     adapter's entry), played on in place."""
-    _codec_or_skip("sixth-card")
     engine = new_game("sixth-card", 3, 5, {"rounds": 1})
     state = rs.state_for(engine, turn_based=True)
     assert state.engine is engine and state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
