@@ -579,7 +579,7 @@ class Ledger:
             q = select(_match.id, _match.status, _match.created_at, _match.worker, _match.lease_until,
                        _match.lease_until < self._now()).where(_match.kind == kind,
                                                                 _match.status.in_((SCHEDULED, RUNNING)))
-            settled = utcnow() - timedelta(seconds=60)  # a ladder match is claimed right after it is made
+            settled = utcnow() - timedelta(seconds=60)  # ledgers of before claim_for: claimed right after
 
             def gone(status, created, worker, until, expired) -> bool:
                 if alive is None:
@@ -865,10 +865,16 @@ class Ledger:
     # ----------------------------------------------------------------------------- matches
 
     def create_match(self, game: str, seed: int, options: Mapping[str, Any], bots: Sequence[str],
-                     league_id: int | None = None, kind: str | None = None) -> int:
+                     league_id: int | None = None, kind: str | None = None, *,
+                     claim_for: str | None = None, lease_s: float | None = None) -> int:
         """A match outside a league's schedule (status ``scheduled``): ``kind`` ``match`` (the
         default; ``play --record``), ``ladder`` (the arena) or, with ``league_id``, ``league``;
-        ``bots`` in seat order. Returns its id."""
+        ``bots`` in seat order. Returns its id.
+
+        With ``claim_for`` (a worker's name) it is made already claimed by that worker on a lease
+        of ``lease_s`` seconds, in the same transaction: the arena's matches are never seen
+        ``scheduled``, so a server killed between making a match and claiming it leaves nothing
+        that only a clock can tell from a match about to start."""
         kind = kind or (LEAGUE if league_id is not None else AD_HOC)
         if kind not in KINDS:
             raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
@@ -887,6 +893,9 @@ class Ledger:
             session.add(match)
             session.flush()
             session.add_all([Seat(match_id=match.id, seat=s, bot_id=ids[b]) for s, b in enumerate(bots)])
+            if claim_for is not None:
+                session.flush()
+                self._claim(session, match.id, claim_for, lease_s)
             return match.id
 
     # ----- claims and leases (module docstring, "Leases")

@@ -388,8 +388,16 @@ class Arena:
         match_id = claimed = None
         try:
             seed = self.rng.getrandbits(63)
-            match_id = await asyncio.to_thread(self.ledger.create_match, spec.game, seed, {}, bots, kind=LADDER)
-            await asyncio.to_thread(self.ledger.claim_match, match_id, self.worker, self.lease_seconds)
+            # made and claimed in one transaction; a stop that cancels this task while the ledger
+            # is making it waits for the id, so that the match is marked unplayed, not left running
+            creating = asyncio.ensure_future(asyncio.to_thread(
+                self.ledger.create_match, spec.game, seed, {}, bots, kind=LADDER,
+                claim_for=self.worker, lease_s=self.lease_seconds))
+            try:
+                match_id = await asyncio.shield(creating)
+            except asyncio.CancelledError:
+                match_id = await creating
+                raise
             claimed = match_id
             self.playing_ids.add(claimed)
             t0 = time.monotonic()

@@ -192,6 +192,21 @@ def test_claim_match_succeeds_only_once(led):
     assert led.claim_match(12345) is False
 
 
+def test_an_arena_match_is_made_claimed_so_a_kill_right_after_leaves_nothing_scheduled(led):
+    """create_match(claim_for=...) makes the match running, on its worker's lease, in one
+    transaction: the server that made it and died before playing it leaves a running match whose
+    worker is gone, marked unplayed by the next server at once. A match made scheduled just now is
+    left alone, as one another live server may be about to claim (the 60 s of older ledgers)."""
+    add_bots(led, "a", "b")
+    claimed = led.create_match(GAME, 7, {}, ["a", "b"], kind="ladder", claim_for="elsewhere:1", lease_s=30)
+    waiting = led.create_match(GAME, 8, {}, ["a", "b"], kind="ladder")
+    assert led.match(claimed).status == RUNNING and led.match(waiting).status == SCHEDULED
+    assert led.claim_match(claimed) is False  # on a lease that has not run out
+    assert led.fail_running_matches("ladder", "unplayed", alive=lambda worker: worker != "elsewhere:1") == 1
+    assert (led.match(claimed).status, led.match(claimed).fail_reason) == ("failed", "unplayed")
+    assert led.match(waiting).status == SCHEDULED
+
+
 def test_several_processes_claim_each_match_of_a_league_once(shared):
     setup = Ledger(shared)
     add_bots(setup, "a", "b", "c")
