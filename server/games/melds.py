@@ -40,9 +40,11 @@ the budget of beating the best choice so far, and not at all when a lower bound 
 cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
 wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
 within reach: a table run is out of reach of a card when the wilds up to it would outnumber its
-naturals even with every card of its suit laid onto it) stay in hand; a small group of cards that can share no meld with any other card
-(J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table)
-leaves at least what it leaves solved alone with the table's runs of its suits as they stand,
+naturals even with every card of its suit laid onto it) stay in hand; a small group of
+undecided cards that can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts
+runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts
+runs once the 4♠ that joined them to the 4♥ is decided) leaves at least what it leaves solved
+alone (one solver serving the parts of a group) with the table's runs of its suits as they stand,
 the wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds
 still to come (its points, and a card for every 13 of them); and the cards that need wilds to
 go into any meld (each counted once with the fewest any meld holding it takes: Q♥ two up to
@@ -54,7 +56,8 @@ that cannot stay within its budget, with the lower bound the search proved. Stat
 canonical so that the memo knows them again: slack and margins beyond the wilds still free are
 dropped; a table run that no undecided card can reach any more is folded into the slack (with
 its wild limit checked), and one extended upwards at once (lower cards come first); twin runs
-(the same suit and state) are tried once; the room below a run that no card can reach from
+(the same suit and state) are tried once, and the memo knows the table's runs as a multiset
+(their order does not matter); the room below a run that no card can reach from
 below counts only up to the wilds still free, and not at all once the slack is full; and cards
 that can only stay in hand or go into a set of their rank are counted by rank, not named.
 
@@ -379,8 +382,11 @@ class _Solver:
         self.joker_bit = 1 << n if jokers else 0
         #: with runs on the table, the small groups of cards apart from the other cards
         #: (:meth:`_apart_groups`): the lower bound solves each alone (:meth:`_apart_cost`)
-        self.apart = self._apart_groups() if apart and self.runs else []
-        self.apart_all = sum(g[0] for g in self.apart)
+        self.apart = apart and bool(self.runs)
+        self._link = self._links() if self.apart else []
+        self._groups: dict = {}  # by the undecided cards but the wild-rank ones
+        self._group_info: dict = {}  # by a group's cards
+        self._roots: list = []  # the groups with a solver of their own
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
@@ -555,7 +561,8 @@ class _Solver:
         wilds up to the nearest one above) counts only by its slack, and there is no
         arrangement if its wilds outnumber its naturals. Once no card can reach a run from
         below, its low rank is replaced by minus the room it leaves for wilds below it (at most
-        the wilds still free), and by 0 once the slack is full."""
+        the wilds still free), and by 0 once the slack is full. The memo key holds the runs
+        still in reach sorted: their order does not matter."""
         cap = self.total_w - need
         if slack > cap:
             slack = cap
@@ -582,7 +589,7 @@ class _Solver:
             elif now is not st:
                 out[x] = now
         out = tuple(out)
-        return slack, out, (counted, need, q, slack, out)
+        return slack, out, (counted, need, q, slack, tuple(sorted(st for st in out if st)))
 
     def _run_state(self, st: tuple, left: int, cap: int, full: bool):
         """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
@@ -637,7 +644,9 @@ class _Solver:
         elif free < 0:  # (more wilds needed than can come: no arrangement)
             return _INF
         level = self._levels.get(free) or self._level(free)
-        apart = mask & self.apart_all if alone else 0
+        apart = 0
+        if alone and self.apart:
+            apart, groups = self._groups.get(mask & ~self.wmask) or self._apart_groups(mask)
         if apart:
             mask ^= apart
             if ts is None:
@@ -646,8 +655,7 @@ class _Solver:
             lb = self._apart_memo.get((apart, wild, free, ts))
             if lb is None:
                 lb = self._apart_memo[apart, wild, free, ts] = sum(
-                    self._apart_cost(g, apart & g[0], wild & g[1], free, ts) for g in self.apart
-                    if apart & g[0])
+                    self._apart_cost(g, bits, wild & g[1], free, ts) for g, bits in groups)
         else:
             lb = 0
         stuck = 0
@@ -753,48 +761,82 @@ class _Solver:
         out = self._short_memo[key] = (forced, short if total > free else 0)
         return out
 
-    def _apart_groups(self) -> list[tuple]:
-        """The groups of cards that can share no meld with any other group's cards: cards
-        joined by their rank, or by their suit within as many ranks as wilds could fill (all
-        of a suit with a run on the table); only groups of at most ``_APART`` cards with the
-        wild-rank cards of their suits, at most two table runs, and, if they take table runs
-        or such cards, fewer than half the hand's, with four runs or more on the table (a
-        larger group, or a smaller table, costs as much to solve alone as it saves). Each as
-        (its cards, the wild-rank cards of its suits, which may stand for themselves among
-        them, the table runs of its suits by their places in the runs of :meth:`_state`, and
-        the table melds of its suits and ranks)."""
+    def _links(self) -> list[int]:
+        """For each card not of the wild rank, the other such cards it may share a meld with
+        (bitmasks): those of its rank, and those of its suit within as many ranks as wilds
+        could fill (all of a suit with a run on the table)."""
         rank, suit, isw, n = self.rank, self.suit, self.isw, len(self.nat)
         reach = self.total_w + 1
         run_suits = {self.table[t].key for t in self.runs}
-        root = list(range(n))
-
-        def find(a: int) -> int:
-            while root[a] != a:
-                a = root[a]
-            return a
-
+        links = [0] * n
         for a in range(n):
             for b in range(a + 1, n):
                 if not (isw[a] or isw[b]) and (rank[a] == rank[b] or suit[a] == suit[b] and (
                         rank[b] - rank[a] <= reach or suit[a] in run_suits)):
-                    root[find(b)] = find(a)
-        groups: dict[int, int] = {}
-        for j in range(n):
-            if not isw[j]:
-                groups[find(j)] = groups.get(find(j), 0) | 1 << j
-        out = []
-        for g in groups.values():
-            suits = {suit[j] for j in range(n) if g >> j & 1}
-            ranks = {rank[j] for j in range(n) if g >> j & 1}
-            wild = sum(1 << j for j in range(n) if isw[j] and suit[j] in suits)
-            xs = tuple(x for x, t in enumerate(self.runs) if self.table[t].key in suits)
-            if (g | wild).bit_count() > _APART or len(xs) > 2 or (wild or xs) and (
-                    2 * (g | wild).bit_count() >= n or len(self.runs) < 4):
-                continue
-            melds = [self.table[self.runs[x]] for x in xs] + [
-                m for m in self.table if m.kind == SET and m.key in ranks]
-            out.append((g, wild, xs, melds))
-        return out
+                    links[a] |= 1 << b
+                    links[b] |= 1 << a
+        return links
+
+    def _apart_groups(self, mask: int) -> tuple[int, list[tuple]]:
+        """The groups of the undecided cards ``mask`` that can share no meld with any other
+        group's cards (:meth:`_links`; cards decided already join nothing); only groups of
+        at most ``_APART`` cards with the wild-rank cards of their suits, at most two table
+        runs, and, if they take table runs or such cards, fewer than half the hand's, with
+        four runs or more on the table (a larger group, or a smaller table, costs as much to
+        solve alone as it saves). Their cards (a bitmask), and each as (its cards, the
+        wild-rank cards of its suits, which may stand for themselves among them, the table
+        runs of its suits by their places in the runs of :meth:`_state`, and the table melds
+        of its suits and ranks). Cached by the cards."""
+        left = mask & ~self.wmask
+        hit = self._groups.get(left)
+        if hit is not None:
+            return hit
+        links, info, apart, out = self._link, self._group_info, 0, []
+        rest = left
+        while rest:
+            g = front = rest & -rest
+            while front:  # (the cards joined to the group, until no new one)
+                near = 0
+                while front:
+                    low = front & -front
+                    front ^= low
+                    near |= links[low.bit_length() - 1]
+                front = near & rest & ~g
+                g |= front
+            rest ^= g
+            group = info.get(g)
+            if group is None:  # (part of a group met before: its solver serves)
+                group = next((x for x in self._roots if not g & ~x[0]), None)
+                if group is None and g & (g - 1):  # (a single card: its bound says as much)
+                    group = self._apart_group(g)
+                    if group:
+                        self._roots.append(group)
+                info[g] = group
+            if group:
+                apart |= g
+                out.append((group, g))
+        hit = self._groups[left] = (apart, out)
+        return hit
+
+    def _apart_group(self, g: int) -> tuple | None:
+        """One group of :meth:`_apart_groups`, or None if it is not solved alone."""
+        if g.bit_count() > _APART:
+            return None
+        suits = ranks = 0
+        m = g
+        while m:
+            j = (m & -m).bit_length() - 1
+            m &= m - 1
+            suits |= 1 << self.suit[j]
+            ranks |= 1 << self.rank[j]
+        wild = sum(self.wmask & self.suit_mask[s] for s in range(4) if suits >> s & 1)
+        xs = tuple(x for x, t in enumerate(self.runs) if suits >> self.table[t].key & 1)
+        if (g | wild).bit_count() > _APART or len(xs) > 2 or (wild or xs) and (
+                2 * (g | wild).bit_count() >= len(self.nat) or len(self.runs) < 4):
+            return None
+        melds = [self.table[self.runs[x]] for x in xs] + [
+            m for m in self.table if m.kind == SET and ranks >> m.key & 1]
+        return g, wild, xs, melds
 
     def _apart_cost(self, group: tuple, bits: int, wild: int, free: int, ts: tuple) -> int:
         """A lower bound of what the undecided cards ``bits`` of one group apart leave
@@ -902,7 +944,7 @@ class _Solver:
         ``budget``; else a lower bound of it above ``budget``. The memo keeps, for each
         canonical state searched to the end, its cost and the first choice in the canonical
         order that reaches it (the points it leaves, the next state, and the undecided cards
-        it was found for); ``bounds`` keeps what is known of the others."""
+        and table runs it was found for); ``bounds`` keeps what is known of the others."""
         state = self._state(mask, need, q, slack, ts)
         if state is None:
             return _INF
@@ -939,7 +981,7 @@ class _Solver:
             if c < best:
                 c = extra + solve(*args, best - 1 - extra)
                 if c < best:
-                    best, choice = c, (extra, args, move, mask)
+                    best, choice = c, (extra, args, move, (mask, ts))
                     if best <= least:
                         break
                     continue
@@ -1054,8 +1096,8 @@ class _Solver:
             slack, ts, key = self._state(mask, need, q, slack, ts)
             i = (mask & -mask).bit_length() - 1
             choice = self.memo[key][1]
-            if choice is not None and choice[3] == mask:  # (the key counts some cards: the
-                extra, args, move, _ = choice            # choice is kept for these ones)
+            if choice is not None and choice[3] == (mask, ts):  # (the key counts some cards
+                extra, args, move, _ = choice  # and sorts the runs: the choice is kept for these)
             else:
                 for extra, args, move in self._moves(mask, need, q, slack, ts):
                     if extra + self.floor(args[0], self._free(*args[:3]), args[4]) <= cost and \

@@ -658,6 +658,30 @@ def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_chea
     assert best.points == 12 and best.deadwood == tuple(C("QH"))
 
 
+def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
+    """R3, R4, R6 (Kings wild, issue 14): 4♠ joins 9♠ 9♠ 10♠ (a spades run, 3♠ 4♠ 5♠, lies on
+    the table) to 4♥ and the hearts (four hearts runs); once 4♥ and 4♠ are decided, 9♠ 9♠ 10♠
+    share no meld with any card left but the two Kings, and solved alone with them they leave
+    a 9♠ (9♠ 10♠ K K is a run; 9♠ 9♠ K leaves the 10♠ 10 points; 6♠ 7♠ 8♠ up to 3♠ 4♠ 5♠
+    takes three wilds): the lower bound of that state counts its 9 points and the card (it
+    counted nothing: each of them wants one wild only), and the arrangement (4♥ 4♠ K♣,
+    9♠ 10♠ K♦, 7♥ onto 8♥ 9♥ 10♥) leaves exactly the 9♠. (This bound
+    made an arrangement against fourteen melds, bench/engine.py, ~24 ms -> ~3 ms.)"""
+    from cardarena.server.games.melds import _Solver
+
+    table = [Meld(RUN, 2, 1, tuple(C("AH 2H 3H"))), Meld(RUN, 2, 8, tuple(C("8H 9H 10H"))),
+             Meld(RUN, 2, 9, tuple(C("9H 10H JH"))), Meld(RUN, 2, 10, tuple(C("10H JH QH"))),
+             Meld(RUN, 3, 3, tuple(C("3S 4S 5S")))]
+    hand = C("4H 4S 7H 9S 9S 10S KC KD")
+    s = _Solver(hand, 13, table, 20)
+    assert [s.nat[0], s.nat[1]] == C("4H 4S")
+    rest = s.all_mask & ~0b11
+    assert s.floor(rest, s._free(rest, 0, 0)) == 32 * 9 + 1
+    best = arrange(hand, 13, table)
+    _check_laid(best, hand, 13, table)
+    assert best.points == 9 and best.deadwood == tuple(C("9S"))
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
