@@ -36,30 +36,33 @@ wild-rank cards given to the pool, the slack so far, and the table's runs that u
 can still reach (each as its low and high ranks and its margin, naturals less wilds).
 
 The cost of a state is found by a depth-first branch and bound. A choice is searched only with
-the budget of beating the best choice so far, and not at all when a lower bound says it
-cannot: the cards no meld can take any more (nothing of their rank, or only one other when no
-wild is to come, nothing of their suit near enough for the wilds still to come, no table meld
-within reach: a table run is out of reach of a card when the wilds up to it would outnumber its
-naturals even with every card of its suit laid onto it) stay in hand; a small group of
-undecided cards that can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts
-runs; 7♣ 9♣ 9♠ when Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts
-runs once the 4♠ that joined them to the 4♥ is decided) leaves at least what it leaves solved
-alone (one solver serving the parts of a group) with the table's runs of its suits as they stand,
-the wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds
-still to come (its points, and a card for every 13 of them); and the cards that need wilds to
-go into any meld (each counted once with the fewest any meld holding it takes: Q♥ two up to
-4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them the wilds to come
-cannot serve, among cards of different suits and ranks, which no meld holds together and so no
-wild serves twice. A state searched
-within its budget is memoised with its exact cost and its first choice that reaches it; one
-that cannot stay within its budget, with the lower bound the search proved. States are kept
-canonical so that the memo knows them again: slack and margins beyond the wilds still free are
-dropped; a table run that no undecided card can reach any more is folded into the slack (with
-its wild limit checked), and one extended upwards at once (lower cards come first); twin runs
-(the same suit and state) are tried once, and the memo knows the table's runs as a multiset
-(their order does not matter); the room below a run that no card can reach from
-below counts only up to the wilds still free, and not at all once the slack is full; and cards
-that can only stay in hand or go into a set of their rank are counted by rank, not named.
+the budget of beating the best choice so far, and not at all when a lower bound says it cannot:
+the cards no meld can take any more (nothing of their rank, or only one other when no wild is to
+come, nothing of their suit near enough for the wilds still to come, no table meld within reach:
+a table run is out of reach of a card when the wilds up to it would outnumber its naturals even
+with every card of its suit laid onto it) stay in hand; a small group of undecided cards that
+can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when
+Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts runs once the 4♠ that
+joined them to the 4♥ is decided: the groups of the whole hand from the start, the others of
+three cards or more once their cards are met again) leaves at least what it leaves solved alone
+(one solver serving the parts of a group) with the table's runs of its suits as they stand, the
+wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds still to
+come (its points, and a card for every 13 of them); and the cards that need wilds to go into any
+meld (each counted once with the fewest any meld holding it takes: Q♥ two up to 4♥…9♥ on the
+table, 9♠ one beside 7♠) leave at least the cheapest of them the wilds to come cannot serve,
+among cards of different suits and ranks, which no meld holds together and so no wild serves
+twice. The whole hand is searched first with the budget of its lower bound (an arrangement
+meeting it is the best, and the bounds make that search short), and only if there is none with
+no budget. A state searched within its budget is memoised with its exact cost and its first
+choice that reaches it; one that cannot stay within its budget, with the lower bound the search
+proved. States are kept canonical so that the memo knows them again: slack and margins beyond
+the wilds still free are dropped; a table run that no undecided card can reach any more is
+folded into the slack (with its wild limit checked), and one extended upwards at once (lower
+cards come first); twin runs (the same suit and state) are tried once, and the memo knows the
+table's runs as a multiset (their order does not matter); the room below a run that no card can
+reach from below counts only up to the wilds still free, and not at all once the slack is full;
+and cards that can only stay in hand or go into a set of their rank are counted by rank, not
+named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -367,6 +370,7 @@ class _Solver:
         self.counted_all = sum(g for g, _ in self.counted)
         self.memo: dict = {}
         self.bounds: dict = {}
+        self._floors: dict = {}  # the lower bounds but the groups apart, by cards and wilds
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
         #: for going out: each card's counted group, or minus one less its code (:meth:`group_of`)
@@ -387,6 +391,9 @@ class _Solver:
         self._groups: dict = {}  # by the undecided cards but the wild-rank ones
         self._group_info: dict = {}  # by a group's cards
         self._roots: list = []  # the groups with a solver of their own
+        self._met: set = set()  # the undecided cards met once (:meth:`floor`)
+        #: the groups of the whole hand, of any size (:meth:`_apart_groups`)
+        self._whole = self._apart_groups(all_mask, 1) if self.apart else (0, [])
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
@@ -569,16 +576,19 @@ class _Solver:
         counted = self._counted(mask) if self.counted else mask
         if not ts:
             return slack, ts, (counted, need, q, slack)
-        out = list(ts)
+        out = None
         suit_mask, runs = self.suit_mask, self._run_states
         for x, st in enumerate(ts):
             if st is None:
                 continue
-            full = slack == cap
-            left = mask & suit_mask[st[0]]
-            now = runs.get((st, left, cap, full))
+            k = (st, mask & suit_mask[st[0]], cap, slack == cap)
+            now = runs.get(k)
             if now is None:
-                now = runs[st, left, cap, full] = self._run_state(st, left, cap, full)
+                now = runs[k] = self._run_state(*k)
+            if now is st:
+                continue
+            if out is None:
+                out = list(ts)
             if now.__class__ is int:  # out of reach: its slack, or -1 if it breaks the limit
                 if now < 0:
                     return None
@@ -586,10 +596,11 @@ class _Solver:
                 if slack > cap:
                     slack = cap
                 out[x] = None
-            elif now is not st:
+            else:
                 out[x] = now
-        out = tuple(out)
-        return slack, out, (counted, need, q, slack, tuple(sorted(st for st in out if st)))
+        if out is not None:
+            ts = tuple(out)
+        return slack, ts, (counted, need, q, slack, tuple(sorted(filter(None, ts))))
 
     def _run_state(self, st: tuple, left: int, cap: int, full: bool):
         """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
@@ -638,7 +649,8 @@ class _Solver:
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
         of them, the groups apart included, if that says more). ``ts``: the table's runs
         (:meth:`_state`; at the start if not given); ``alone``: whether to solve the groups
-        apart alone (the dearest part of the bound)."""
+        apart alone (the dearest part of the bound; the groups of the whole hand only, the
+        first time the undecided cards are met)."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
@@ -646,15 +658,26 @@ class _Solver:
         level = self._levels.get(free) or self._level(free)
         apart = 0
         if alone and self.apart:
-            apart, groups = self._groups.get(mask & ~self.wmask) or self._apart_groups(mask)
+            left = mask & ~self.wmask
+            hit = self._groups.get(left)
+            if hit is None:
+                if left in self._met:
+                    hit = self._apart_groups(mask, 3)
+                else:  # (met once: the whole hand's groups alone, the others if met again)
+                    self._met.add(left)
+                    whole = self._whole[1]
+                    hit = (left & self._whole[0], [(g, left & g[0]) for g, _ in whole
+                                                   if left & g[0]], False)
+            apart, groups, met = hit
         if apart:
             mask ^= apart
             if ts is None:
                 ts = self.ts0
             wild = mask & self.wmask
-            lb = self._apart_memo.get((apart, wild, free, ts))
+            key = (apart, wild, free, ts, met)
+            lb = self._apart_memo.get(key)
             if lb is None:
-                lb = self._apart_memo[apart, wild, free, ts] = sum(
+                lb = self._apart_memo[key] = sum(
                     self._apart_cost(g, bits, wild & g[1], free, ts) for g, bits in groups)
         else:
             lb = 0
@@ -777,7 +800,7 @@ class _Solver:
                     links[b] |= 1 << a
         return links
 
-    def _apart_groups(self, mask: int) -> tuple[int, list[tuple]]:
+    def _apart_groups(self, mask: int, least: int) -> tuple[int, list[tuple], bool]:
         """The groups of the undecided cards ``mask`` that can share no meld with any other
         group's cards (:meth:`_links`; cards decided already join nothing); only groups of
         at most ``_APART`` cards with the wild-rank cards of their suits, at most two table
@@ -807,7 +830,7 @@ class _Solver:
             group = info.get(g)
             if group is None:  # (part of a group met before: its solver serves)
                 group = next((x for x in self._roots if not g & ~x[0]), None)
-                if group is None and g & (g - 1):  # (a single card: its bound says as much)
+                if group is None and g.bit_count() >= least:
                     group = self._apart_group(g)
                     if group:
                         self._roots.append(group)
@@ -815,7 +838,7 @@ class _Solver:
             if group:
                 apart |= g
                 out.append((group, g))
-        hit = self._groups[left] = (apart, out)
+        hit = self._groups[left] = (apart, out, True)
         return hit
 
     def _apart_group(self, g: int) -> tuple | None:
@@ -966,7 +989,7 @@ class _Solver:
         if least > budget:
             self.bounds[key] = least
             return least
-        solve, floor, wmask = self.solve, self.floor, self.wmask
+        solve, floor, wmask, floors = self.solve, self.floor, self.wmask, self._floors
         best = budget + 1 if budget < _INF else _INF
         bound = _INF  # the least of what the choices not taken are known to cost at least
         choice = None
@@ -974,8 +997,11 @@ class _Solver:
         for extra, args, move in self._moves(mask, need, q, slack, ts):
             if best < _INF:  # (a choice no better than the best so far is not searched)
                 m = args[0]
-                c = extra + floor(m, jokers + args[2] + (m & wmask).bit_count() - args[1],
-                                  args[4], False)  # (the groups apart: once the state is met)
+                k = (m, jokers + args[2] + (m & wmask).bit_count() - args[1])
+                c = floors.get(k)
+                if c is None:  # (the groups apart: once the state is met)
+                    c = floors[k] = floor(*k, None, False)
+                c += extra
             else:
                 c = extra
             if c < best:
@@ -1082,9 +1108,12 @@ class _Solver:
 
     def arrange(self) -> Arrangement:
         """Follow the best arrangement from the start: at each state the first choice whose
-        cost is the state's cost."""
+        cost is the state's cost (the cost searched first within the lower bound)."""
         state = (self.all_mask, 0, 0, self.base_slack, self.ts0)
-        cost = self.solve(*state)
+        least = self.floor(self.all_mask, self._free(*state[:3]))
+        cost = self.solve(*state, least)  # (first for an arrangement meeting the lower bound)
+        if cost > least:
+            cost = self.solve(*state)
         nat = self.nat
         new: list[tuple[str, tuple[int, ...], int]] = []   # kind, indices, wilds needed
         set_adds: dict[int, list[int]] = {}
