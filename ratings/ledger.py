@@ -61,7 +61,8 @@ Reads for the web
     object); a bot's matches come from the index ``seat (bot_id, match_id)``; rating histories
     are bounded lines thinned in SQL (``rating_lines``, from a covering index); a bot's conduct
     and latency are its few rows of ``bot_summary`` (``bot_summaries``), derived from its
-    finished seats (:mod:`.summary`); the statements of the hottest reads are built once;
+    finished seats (:mod:`.summary`); the statements of the hottest reads are built once, and
+    their rows fetched whole (``.all()``: one driver call, not one per row);
     ``version`` is a cheap fingerprint a reader may cache rating tables under; a bot's page is
     read in one session (``bot_page``: a session costs as much as a small query); and a match's
     log can be had as the JSON text it is stored as (``match_log_text``), for an answer that
@@ -638,7 +639,7 @@ class Ledger:
 
     @staticmethod
     def _durations(conn, bot_id: int) -> list[float]:
-        return [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}) if d is not None]
+        return [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}).all() if d is not None]
 
     def bot_page(self, name: str, recent: int, durations: bool = True) -> BotPage:
         """Everything the web reads of the ledger for a bot's page and API answer, in one session
@@ -1161,9 +1162,9 @@ class Ledger:
         least) their seats (without one: the seats of these rows, by their ids)."""
         seats: dict[int, list] = defaultdict(list)
         if seat_filter is None:
-            found = session.connection().execute(_LISTED_SEATS, {"ids": [m.id for m in rows]})
+            found = session.connection().execute(_LISTED_SEATS, {"ids": [m.id for m in rows]}).all()
         else:
-            found = session.connection().execute(_LISTED_SEATS_OF.where(seat_filter))
+            found = session.connection().execute(_LISTED_SEATS_OF.where(seat_filter)).all()
         for match_id, _seat_no, name, score, place in found:
             seats[match_id].append((name, score, place))
         out = []
@@ -1269,7 +1270,7 @@ class Ledger:
         params = {"game": game, "bots": list(bots or ()), "points": points}
         found: dict[tuple[str, str], list[tuple[int, float, float]]] = defaultdict(list)
         with self._read() as session:
-            for name, g, back, mu, sigma in session.connection().execute(kept, params):
+            for name, g, back, mu, sigma in session.connection().execute(kept, params).all():
                 found[name, g].append((back, mu, sigma))
         # ordered here, not in SQL: sorting a few points per bot costs less than SQLite's sort
         return {key: [(mu, sigma) for _, mu, sigma in sorted(points, reverse=True)] for key, points in found.items()}

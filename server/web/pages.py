@@ -113,8 +113,7 @@ def _board_rows(ledger, game: str, page_no: int) -> tuple[list[dict], int]:
     rows = api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS)
     lines = api.lines(ledger, [(r["bot"], game, r["matches"]) for r in rows], api.SPARK_POINTS)
     for r in rows:
-        r["sparkline"] = charts.sparkline(api.history_json(lines.get((r["bot"], game), [])),
-                                          f"{r['bot']}: μ − 3σ over its matches")
+        r["sparkline"] = lines[r["bot"], game].drawn(charts.sparkline, f"{r['bot']}: μ − 3σ over its matches")
     return rows, pages
 
 
@@ -149,9 +148,9 @@ async def bot(request: Request, name: str):
     live_states = api.live_states(request, [name])  # on the loop
 
     def read():
-        d = api.bot_detail(ledger_of(request), name, live_states)
-        for r in d["ratings"]:
-            r["chart"] = charts.history_chart(r["history"], f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
+        d = api.bot_detail(ledger_of(request), name, live_states, history=lambda line: line)
+        for r in d["ratings"]:  # drawn once a line (api.Line.drawn)
+            r["chart"] = r["history"].drawn(charts.history_chart, f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
         return d
     return await rendered(request, "bot.html", **await run_in_threadpool(read))
 
