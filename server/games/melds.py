@@ -43,26 +43,27 @@ a table run is out of reach of a card when the wilds up to it would outnumber it
 with every card of its suit laid onto it) stay in hand; a small group of undecided cards that
 can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when
 Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts runs once the 4♠ that
-joined them to the 4♥ is decided: the groups of the whole hand from the start, the others of
-three cards or more once their cards are met again) leaves at least what it leaves solved alone
-(one solver serving the parts of a group) with the table's runs of its suits as they stand, the
-wild-rank cards of its suits (Q♠, which may stand for itself there) and the other wilds still to
-come (its points, and a card for every 13 of them); and the cards that need wilds to go into any
-meld (each counted once with the fewest any meld holding it takes: Q♥ two up to 4♥…9♥ on the
-table, 9♠ one beside 7♠) leave at least the cheapest of them the wilds to come cannot serve,
-among cards of different suits and ranks, which no meld holds together and so no wild serves
-twice. The whole hand is searched first with the budget of its lower bound (an arrangement
-meeting it is the best, and the bounds make that search short), and only if there is none with
-no budget. A state searched within its budget is memoised with its exact cost and its first
-choice that reaches it; one that cannot stay within its budget, with the lower bound the search
-proved. States are kept canonical so that the memo knows them again: slack and margins beyond
-the wilds still free are dropped; a table run that no undecided card can reach any more is
-folded into the slack (with its wild limit checked), and one extended upwards at once (lower
-cards come first); twin runs (the same suit and state) are tried once, and the memo knows the
-table's runs as a multiset (their order does not matter); the room below a run that no card can
-reach from below counts only up to the wilds still free, and not at all once the slack is full;
-and cards that can only stay in hand or go into a set of their rank are counted by rank, not
-named.
+joined them to the 4♥ is decided; solved so once its cards are met again, the first time only if
+it is part of a group of the whole hand and four runs or more lie on the table, since it costs
+more than it saves in most hands; the groups that are not the whole hand's only from three
+cards) leaves at least what it leaves solved alone (one solver serving the parts of a group)
+with the table's runs of its suits as they stand, the wild-rank cards of its suits (Q♠, which
+may stand for itself there) and the other wilds still to come (its points, and a card for every
+13 of them); and the cards that need wilds to go into any meld (each counted once with the
+fewest any meld holding it takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at
+least the cheapest of them the wilds to come cannot serve, among cards of different suits and
+ranks, which no meld holds together and so no wild serves twice. The whole hand is searched
+first with the budget of its lower bound (an arrangement meeting it is the best, and the bounds
+make that search short), and only if there is none with no budget. A state searched within its
+budget is memoised with its exact cost and its first choice that reaches it; one that cannot
+stay within its budget, with the lower bound the search proved. States are kept canonical so
+that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
+table run that no undecided card can reach any more is folded into the slack (with its wild
+limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
+suit and state) are tried once, and the memo knows the table's runs as a multiset (their order
+does not matter); the room below a run that no card can reach from below counts only up to the
+wilds still free, and not at all once the slack is full; and cards that can only stay in hand or
+go into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -106,7 +107,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 
 JOKER = 52
@@ -145,7 +146,7 @@ class Meld:
         """The rank a run's last card stands for (a set: its rank)."""
         return self.low + len(self.cards) - 1 if self.kind == RUN else self.key
 
-    @property
+    @cached_property
     def naturals(self) -> int:
         """Cards standing for themselves (a wild-rank card in its own place counts, R4)."""
         if self.kind == SET:
@@ -391,9 +392,10 @@ class _Solver:
         self._groups: dict = {}  # by the undecided cards but the wild-rank ones
         self._group_info: dict = {}  # by a group's cards
         self._roots: list = []  # the groups with a solver of their own
-        self._met: set = set()  # the undecided cards met once (:meth:`floor`)
-        #: the groups of the whole hand, of any size (:meth:`_apart_groups`)
-        self._whole = self._apart_groups(all_mask, 1) if self.apart else (0, [])
+        self._whole: tuple = ()  # the groups of the whole hand (:meth:`_whole_groups`)
+        self._met: set = set()  # the undecided cards met once (:meth:`solve`)
+        #: whether the groups of the whole hand bound a state the first time its cards are met
+        self.eager = len(self.runs) >= 4
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
@@ -642,15 +644,15 @@ class _Solver:
             c |= first[(mask & g).bit_count()]
         return c
 
-    def floor(self, mask: int, free: int, ts: tuple | None = None, alone: bool = True) -> int:
+    def floor(self, mask: int, free: int, ts: tuple | None = None, alone: int = 2) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
         to come at most: the cards that no meld can take any more stay in hand; each group of
         cards apart from the table leaves at least what it leaves alone, and the other cards
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
         of them, the groups apart included, if that says more). ``ts``: the table's runs
-        (:meth:`_state`; at the start if not given); ``alone``: whether to solve the groups
-        apart alone (the dearest part of the bound; the groups of the whole hand only, the
-        first time the undecided cards are met)."""
+        (:meth:`_state`; at the start if not given); ``alone``: which groups apart to solve
+        alone (the dearest part of the bound): 2 every group of the undecided cards, 1 the
+        parts of the groups of the whole hand, 0 none."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
@@ -658,23 +660,19 @@ class _Solver:
         level = self._levels.get(free) or self._level(free)
         apart = 0
         if alone and self.apart:
+            whole = self._whole or self._whole_groups()
             left = mask & ~self.wmask
-            hit = self._groups.get(left)
-            if hit is None:
-                if left in self._met:
-                    hit = self._apart_groups(mask, 3)
-                else:  # (met once: the whole hand's groups alone, the others if met again)
-                    self._met.add(left)
-                    whole = self._whole[1]
-                    hit = (left & self._whole[0], [(g, left & g[0]) for g, _ in whole
-                                                   if left & g[0]], False)
-            apart, groups, met = hit
+            if alone > 1:
+                apart, groups = self._groups.get(left) or self._apart_groups(mask)
+            else:  # (the parts of the whole hand's groups)
+                apart = left & whole[0]
+                groups = [(g, left & g[0]) for g, _ in whole[1] if left & g[0]]
         if apart:
             mask ^= apart
             if ts is None:
                 ts = self.ts0
             wild = mask & self.wmask
-            key = (apart, wild, free, ts, met)
+            key = (apart, wild, free, ts, alone)
             lb = self._apart_memo.get(key)
             if lb is None:
                 lb = self._apart_memo[key] = sum(
@@ -800,7 +798,13 @@ class _Solver:
                     links[b] |= 1 << a
         return links
 
-    def _apart_groups(self, mask: int, least: int) -> tuple[int, list[tuple], bool]:
+    def _whole_groups(self) -> tuple[int, list[tuple]]:
+        """The groups of the whole hand (:meth:`_apart_groups`, of any size), found once: the
+        first groups with a solver of their own."""
+        self._whole = self._apart_groups(self.all_mask, 1)
+        return self._whole
+
+    def _apart_groups(self, mask: int, least: int = 3) -> tuple[int, list[tuple]]:
         """The groups of the undecided cards ``mask`` that can share no meld with any other
         group's cards (:meth:`_links`; cards decided already join nothing); only groups of
         at most ``_APART`` cards with the wild-rank cards of their suits, at most two table
@@ -838,7 +842,7 @@ class _Solver:
             if group:
                 apart |= g
                 out.append((group, g))
-        hit = self._groups[left] = (apart, out, True)
+        hit = self._groups[left] = (apart, out)
         return hit
 
     def _apart_group(self, g: int) -> tuple | None:
@@ -985,7 +989,12 @@ class _Solver:
         if need > self.jokers + q + (mask & self.wmask).bit_count():
             self.memo[key] = (_INF, None)
             return _INF
-        least = self.floor(mask, self._free(mask, need, q), ts)  # (a choice costing it wins)
+        left = mask & ~self.wmask  # (every group apart solved alone once these cards are met
+        alone = 2  # again; the first time they would cost more than they save)
+        if left not in self._met:
+            self._met.add(left)
+            alone = 1 if self.eager else 0
+        least = self.floor(mask, self._free(mask, need, q), ts, alone)  # (a choice costing it wins)
         if least > budget:
             self.bounds[key] = least
             return least
@@ -1000,7 +1009,7 @@ class _Solver:
                 k = (m, jokers + args[2] + (m & wmask).bit_count() - args[1])
                 c = floors.get(k)
                 if c is None:  # (the groups apart: once the state is met)
-                    c = floors[k] = floor(*k, None, False)
+                    c = floors[k] = floor(*k, None, 0)
                 c += extra
             else:
                 c = extra
@@ -1110,7 +1119,7 @@ class _Solver:
         """Follow the best arrangement from the start: at each state the first choice whose
         cost is the state's cost (the cost searched first within the lower bound)."""
         state = (self.all_mask, 0, 0, self.base_slack, self.ts0)
-        least = self.floor(self.all_mask, self._free(*state[:3]))
+        least = self.floor(self.all_mask, self._free(*state[:3]), None, 0)
         cost = self.solve(*state, least)  # (first for an arrangement meeting the lower bound)
         if cost > least:
             cost = self.solve(*state)
