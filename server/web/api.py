@@ -68,9 +68,13 @@ finished seats stays the same (:func:`match_seconds`: its durations are a row of
 matches, the one read that grows with them; past :data:`SECONDS_KEPT`); and a *finished*
 match's encoded answer and page (:func:`keep_answer`, by match id, the least recently used
 dropped past :data:`ANSWERS_KEPT` bytes): a finished match never changes (``recompute`` gives
-its rating changes the same numbers again); a match not yet finished is never kept. Nothing
-else is cached: the rest of a bot's page is read afresh each time (its recent matches change
-status without a new rating). Answers are encoded straight to JSON (``JSONResponse``), not
+its rating changes the same numbers again); a match not yet finished is never kept; and, in
+the same budget, a leaderboard page as drawn, under the ledger's fingerprint, its bots' states
+(read afresh each time, one query) and the ladder (``pages._board``). A kept rating line is
+one array of floats, its charts drawn once (:class:`Line`): what the cache keeps must cost the
+garbage collector's full passes little, or their pauses become the p99. Nothing else is
+cached: the rest of a bot's page is read afresh each time (its recent matches change status
+without a new rating). Answers are encoded straight to JSON (``JSONResponse``), not
 through FastAPI's per-field encoder, which would take most of a long match's time; what is
 already JSON is not encoded again (:func:`spliced`): a bot's answer takes its lines' encoded
 histories (:func:`bot_answer`), a finished match's its steps and events as the ledger stores
@@ -193,8 +197,8 @@ class KeptByCount:
 class Line:
     """A rating line (``Ledger.rating_lines``: (μ, σ) after rated matches, oldest first), kept
     compact and drawn once: its points in one array of floats (μ, σ, μ, σ, …), which the
-    garbage collector never walks (kept as a list of tuples, 20,000 lines of 200 points made each
-    of its full passes ~90 ms, the pages' p99), its history's JSON encoded once
+    garbage collector never walks (kept as lists of tuples, 5,000 lines of 200 points added ~23 ms
+    to each of its full passes: the pages' p99), its history's JSON encoded once
     (:meth:`history_text`, for the bot's API answer) and its charts drawn once (:meth:`drawn`).
     A line never changes: a new rating makes a new line. Iterated, it gives its (μ, σ) pairs."""
 
@@ -273,14 +277,15 @@ def match_seconds(ledger, name: str, seats: int) -> dict:
     return found
 
 
-#: per ledger: (what, match id) → a finished match's encoded answer, least recently used first
+#: per ledger: what and all it shows → an encoded answer (a finished match's, a leaderboard
+#: page's), least recently used first
 _answers: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
 _answers_lock = threading.Lock()
-ANSWERS_KEPT = 64 * 2 ** 20  # bytes of finished matches' answers kept per ledger, the oldest used dropped
+ANSWERS_KEPT = 64 * 2 ** 20  # bytes of answers kept per ledger, the least recently used dropped first
 
 
 def kept_answer(ledger, key: tuple) -> bytes | None:
-    """A finished match's answer encoded before (``key``: what it is, the match's id), or None."""
+    """An answer kept before (:func:`keep_answer`; ``key``: what it is and all it shows), or None."""
     with _answers_lock:
         cache = _answers.get(ledger)
         body = None if cache is None else cache.get(key)
@@ -290,8 +295,10 @@ def kept_answer(ledger, key: tuple) -> bytes | None:
 
 
 def keep_answer(ledger, key: tuple, body: bytes) -> None:
-    """Keep a finished match's encoded answer (module docstring, Speed): a finished match never
-    changes, so it is never stale; an unfinished one must never be kept."""
+    """Keep an encoded answer under a key that says all it shows (module docstring, Speed): a
+    finished match's (what, its id: a finished match never changes; an unfinished one must never
+    be kept), a leaderboard page's (its page, the ledger's fingerprint, its bots' states and the
+    ladder: ``pages._board``)."""
     with _answers_lock:
         cache = _answers.setdefault(ledger, OrderedDict())
         cache[key] = body
@@ -355,16 +362,19 @@ def game_list(ledger) -> list[dict]:
              "rated_bots": len(found.get(gid, ()))} for gid, cls in all_games().items()]
 
 
-def game_ratings(ledger, game: str, limit: int | None = None, offset: int = 0) -> list[dict]:
-    """The game's rating table, best first: ``limit`` rows (all without one) from ``offset``."""
+def game_ratings(ledger, game: str, limit: int | None = None, offset: int = 0,
+                 version: tuple | None = None) -> list[dict]:
+    """The game's rating table, best first: ``limit`` rows (all without one) from ``offset``
+    (as of the ledger's fingerprint ``version`` if the caller has just read it: :func:`tables`)."""
     check_game(game)
-    rows = tables(ledger).by_game.get(game, [])
+    rows = tables(ledger, version).by_game.get(game, [])
     return [dict(r) for r in rows[offset:None if limit is None else offset + limit]]  # copies: pages add to them
 
 
-def rated_bots(ledger, game: str) -> int:
-    """How many bots the game's rating table holds (its length, for paging)."""
-    return len(tables(ledger).by_game.get(game, ()))
+def rated_bots(ledger, game: str, version: tuple | None = None) -> int:
+    """How many bots the game's rating table holds (its length, for paging; ``version`` as for
+    :func:`game_ratings`)."""
+    return len(tables(ledger, version).by_game.get(game, ()))
 
 
 def history_json(line) -> list[dict]:

@@ -11,7 +11,7 @@ of no match draws an empty frame with a title saying so.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -23,8 +23,14 @@ def _scale(lo: float, hi: float, size: float, pad: float, flip: bool):
     return lambda v: pad + (v - lo) / span * (size - 2 * pad)
 
 
-def _path(xs: Sequence[float], ys: Sequence[float]) -> str:
-    return " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys))
+def _path(xs: Sequence[str], ys: Iterable[float]) -> str:
+    """The points ``x,y`` of a line: ``xs`` already written (:func:`_written`: a chart's lines
+    share them, and writing the numbers is most of a chart's time), ``ys`` numbers."""
+    return " ".join(map("%s,%.1f".__mod__, zip(xs, ys)))
+
+
+def _written(xs: Iterable[float]) -> list[str]:
+    return [f"{x:.1f}" for x in xs]
 
 
 def history_chart(history: Sequence[dict], title: str, width: int = 640, height: int = 180) -> Markup:
@@ -42,7 +48,7 @@ def history_chart(history: Sequence[dict], title: str, width: int = 640, height:
     left, pad = 44, 12
     x = _scale(0, max(len(history) - 1, 1), width - left, pad, False)
     y = _scale(lo, hi, height, pad, True)
-    xs = [left + x(i) for i in range(len(history))]
+    xs = _written(left + x(i) for i in range(len(history)))
     band = _path(xs + xs[::-1], [y(v) for v in highs] + [y(v) for v in lows[::-1]])
     return Markup(
         head
@@ -65,4 +71,4 @@ def sparkline(history: Sequence[dict], title: str, width: int = 120, height: int
         return Markup(head + "</svg>")
     x = _scale(0, len(values) - 1, width, 2, False)
     y = _scale(min(values), max(values), height, 2, True)
-    return Markup(head + f'<polyline points="{_path([x(i) for i in range(len(values))], [y(v) for v in values])}"/></svg>')
+    return Markup(head + f'<polyline points="{_path(_written(map(x, range(len(values)))), map(y, values))}"/></svg>')

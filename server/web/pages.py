@@ -32,7 +32,8 @@ leaderboard page past the last. Cards in the text are drawn with their suits in 
 (``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart). Charts are bounded: a leaderboard line has
 at most ``api.SPARK_POINTS`` points, a bot's chart ``api.LINE_POINTS`` per game (the API's
 module docstring says how they are thinned and what is cached: a finished match's page is kept
-as drawn, like its API answer). A bot's state is the API's
+as drawn, like its API answer, and so is a leaderboard page, under the ledger's fingerprint and
+its bots' states, read each time). A bot's state is the API's
 (``api.states``): what the referee and the arena hold is read on the event loop, so those
 routes are ``async`` and do their ledger reading and rendering in the thread pool.
 """
@@ -105,42 +106,52 @@ async def home(request: Request):
     return await rendered(request, "home.html", **await run_in_threadpool(read))
 
 
-def _board_rows(ledger, game: str, page_no: int) -> tuple[list[dict], int]:
-    """A page of the leaderboard with each row's line, and how many pages it has."""
-    pages = max(1, -(-api.rated_bots(ledger, game) // PAGE_ROWS))
+def _board_rows(ledger, game: str, page_no: int) -> tuple[tuple, list[dict], int]:
+    """The ledger's fingerprint (``Ledger.version``), a page of the leaderboard's rows as of it
+    and how many pages the leaderboard has."""
+    version = ledger.version()
+    pages = max(1, -(-api.rated_bots(ledger, game, version) // PAGE_ROWS))
     if page_no > pages:
         raise HTTPException(404, f"no page {page_no} of the {game} leaderboard: it has {pages}")
-    rows = api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS)
-    lines = api.lines(ledger, [(r["bot"], game, r["matches"]) for r in rows], api.SPARK_POINTS)
-    for r in rows:
-        r["sparkline"] = lines[r["bot"], game].drawn(charts.sparkline, f"{r['bot']}: μ − 3σ over its matches")
-    return rows, pages
+    return version, api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS, version), pages
 
 
-async def _board(request: Request, game: str, page_no: int) -> dict:
-    """What a leaderboard page and its fragment draw: the rows with their states, the ladder."""
+async def _board(request: Request, game: str, page_no: int, template: str) -> HTMLResponse:
+    """A leaderboard page or its fragment (``template``): the rows with their lines and states,
+    the ladder; drawn once for what it shows (module docstring) and kept (``api.keep_answer``)."""
     ledger = ledger_of(request)
     cls = api.check_game(game)
-    rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)
+    version, rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)
     names = [r["bot"] for r in rows]
     live_states = api.live_states(request, names)  # on the loop
     ladder = next((lad for lad in api.ladder_list(request.app.state.arena) if lad["game"] == game), None)
-    found = await run_in_threadpool(api.states, ledger, names, live_states)
-    for r in rows:
-        r["state"] = found[r["bot"]]
-    return dict(game=game, title=cls.title, summary=cls.summary, rows=rows, page_no=page_no, pages=pages,
-                ladder=ladder, poll=POLL)
+
+    def draw() -> HTMLResponse:
+        found = api.states(ledger, names, live_states)
+        key = ("board", template, game, page_no, version, api.encoded([[found[n] for n in names], ladder]))
+        body = api.kept_answer(ledger, key)
+        if body is not None:
+            return HTMLResponse(body)
+        lines = api.lines(ledger, [(r["bot"], game, r["matches"]) for r in rows], api.SPARK_POINTS)
+        for r in rows:
+            r["state"] = found[r["bot"]]
+            r["sparkline"] = lines[r["bot"], game].drawn(charts.sparkline, f"{r['bot']}: μ − 3σ over its matches")
+        drawn = page(request, template, game=game, title=cls.title, summary=cls.summary, rows=rows,
+                     page_no=page_no, pages=pages, ladder=ladder, poll=POLL)
+        api.keep_answer(ledger, key, drawn.body)
+        return drawn
+    return await run_in_threadpool(draw)
 
 
 @router.get("/games/{game}")
 async def game(request: Request, game: str, page_no: PageNo = 1):
-    return await rendered(request, "game.html", **await _board(request, game, page_no))
+    return await _board(request, game, page_no, "game.html")
 
 
 @router.get("/games/{game}/board")
 async def game_board(request: Request, game: str, page_no: PageNo = 1):
     """The leaderboard's table alone, as an HTML fragment (what board.js puts in the page)."""
-    return await rendered(request, "_board.html", **await _board(request, game, page_no))
+    return await _board(request, game, page_no, "_board.html")
 
 
 @router.get("/bots/{name}")
