@@ -60,10 +60,9 @@ stay within its budget, with the lower bound the search proved. States are kept 
 that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
 table run that no undecided card can reach any more is folded into the slack (with its wild
 limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
-suit and state) are tried once, and the memo knows the table's runs as a multiset (their order
-does not matter); the room below a run that no card can reach from below counts only up to the
-wilds still free, and not at all once the slack is full; and cards that can only stay in hand or
-go into a set of their rank are counted by rank, not named.
+suit and state) are tried once; the room below a run that no card can reach from below counts
+only up to the wilds still free, and not at all once the slack is full; and cards that can only
+stay in hand or go into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -570,8 +569,7 @@ class _Solver:
         wilds up to the nearest one above) counts only by its slack, and there is no
         arrangement if its wilds outnumber its naturals. Once no card can reach a run from
         below, its low rank is replaced by minus the room it leaves for wilds below it (at most
-        the wilds still free), and by 0 once the slack is full. The memo key holds the runs
-        still in reach sorted: their order does not matter."""
+        the wilds still free), and by 0 once the slack is full."""
         cap = self.total_w - need
         if slack > cap:
             slack = cap
@@ -602,7 +600,7 @@ class _Solver:
                 out[x] = now
         if out is not None:
             ts = tuple(out)
-        return slack, ts, (counted, need, q, slack, tuple(sorted(filter(None, ts))))
+        return slack, ts, (counted, need, q, slack, ts)
 
     def _run_state(self, st: tuple, left: int, cap: int, full: bool):
         """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
@@ -971,7 +969,7 @@ class _Solver:
         ``budget``; else a lower bound of it above ``budget``. The memo keeps, for each
         canonical state searched to the end, its cost and the first choice in the canonical
         order that reaches it (the points it leaves, the next state, and the undecided cards
-        and table runs it was found for); ``bounds`` keeps what is known of the others."""
+        it was found for); ``bounds`` keeps what is known of the others."""
         state = self._state(mask, need, q, slack, ts)
         if state is None:
             return _INF
@@ -1016,7 +1014,7 @@ class _Solver:
             if c < best:
                 c = extra + solve(*args, best - 1 - extra)
                 if c < best:
-                    best, choice = c, (extra, args, move, (mask, ts))
+                    best, choice = c, (extra, args, move, mask)
                     if best <= least:
                         break
                     continue
@@ -1134,8 +1132,8 @@ class _Solver:
             slack, ts, key = self._state(mask, need, q, slack, ts)
             i = (mask & -mask).bit_length() - 1
             choice = self.memo[key][1]
-            if choice is not None and choice[3] == (mask, ts):  # (the key counts some cards
-                extra, args, move, _ = choice  # and sorts the runs: the choice is kept for these)
+            if choice is not None and choice[3] == mask:  # (the key counts some cards: the
+                extra, args, move, _ = choice            # choice is kept for these ones)
             else:
                 for extra, args, move in self._moves(mask, need, q, slack, ts):
                     if extra + self.floor(args[0], self._free(*args[:3]), args[4]) <= cost and \
