@@ -142,10 +142,11 @@ class Tables:
     def __init__(self, version: tuple, rows: list):
         self.version = version
         self.by_game: dict[str, list[dict]] = defaultdict(list)  # rows as JSON, made once
-        self.by_bot: dict[str, list] = defaultdict(list)
-        for r in rows:
-            self.by_game[r.game].append(r.to_json())
-            self.by_bot[r.bot].append(r)
+        self.by_bot: dict[str, list[dict]] = defaultdict(list)  # the same dicts (never changed:
+        for r in rows:  # readers copy them), no RatingRow kept for the collector to walk
+            row = r.to_json()
+            self.by_game[r.game].append(row)
+            self.by_bot[r.bot].append(row)
 
 
 _tables: "weakref.WeakKeyDictionary[Any, Tables]" = weakref.WeakKeyDictionary()
@@ -457,7 +458,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
     except LedgerError as e:
         raise not_found(e) from None
     ratings = tables(ledger, version).by_bot.get(name, [])
-    found = lines(ledger, [(name, r.game, r.matches) for r in ratings], LINE_POINTS)
+    found = lines(ledger, [(name, r["game"], r["matches"]) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     for s in summaries.values():
         by_kind.update(s["fault_kinds"])
@@ -467,7 +468,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
                             sum(s["seats"] - s["latency_seats"] for s in rows))
     return {
         "bot": info.to_json(), **states(ledger, [name], live, [state])[name],
-        "ratings": [{**r.to_json(), "history": history(found[name, r.game])} for r in ratings],
+        "ratings": [{**r, "history": history(found[name, r["game"]])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
         "forfeits": sum(s["forfeits"] for s in summaries.values()),

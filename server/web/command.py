@@ -95,6 +95,11 @@ def _signalled(signum, frame):
     raise Signalled(signum)
 
 
+#: The collector's thresholds while serving: Python's (700, 10, 10) but a full pass after 100
+#: passes of the middle generation, not 10.
+GC_THRESHOLDS = (700, 10, 100)
+
+
 def serve(ledger, sock: socket.socket, out, private_token: str | None = None) -> None:
     """Serve the app over ``ledger`` on the bound ``sock`` until a signal stops uvicorn.
 
@@ -110,11 +115,16 @@ def serve(ledger, sock: socket.socket, out, private_token: str | None = None) ->
     main = threading.current_thread() is threading.main_thread()  # only it may take signals
     previous = {sig: signal.signal(sig, _signalled) for sig in (signal.SIGTERM, signal.SIGHUP)} if main else {}
     # what the imports (FastAPI, pydantic, the ledger) leave is kept out of the collector's full
-    # passes, whose pauses reached 300 ms over 900 requests (20 ms frozen: bench/web.py)
+    # passes, whose pauses reached 300 ms over 900 requests (20 ms frozen: bench/web.py); and a
+    # full pass comes a tenth as often (GC_THRESHOLDS): what the web keeps (rating tables, lines,
+    # answers) still costs each ~15 ms on 100,000 matches, a page's p99
     gc.collect()
     gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
+        gc.set_threshold(*thresholds)
         for sig, handler in previous.items():
             signal.signal(sig, handler)

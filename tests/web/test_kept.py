@@ -87,3 +87,28 @@ def test_a_leaderboard_page_is_kept_as_drawn_until_a_bot_is_paused_or_a_match_re
         fragment = client.get(f"/games/{GAME}/board")
         assert fragment.text in after and ("board", "_board.html") in {k[:2] for k in api._answers[led]}
     led.close()
+
+
+def test_cardarena_web_serves_with_the_collectors_full_passes_rarer_and_frozen_imports(ledger_url, monkeypatch):
+    """``cardarena web`` freezes what the imports left and makes the collector's full passes a
+    tenth as frequent while it serves (command.GC_THRESHOLDS), and gives the process its
+    thresholds back when it stops."""
+    import io
+    import socket
+
+    import uvicorn
+    from rich.console import Console
+
+    from cardarena.server.web import command
+    seen = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: seen.append((gc.get_threshold(),
+                                                                                 gc.get_freeze_count())))
+    before = gc.get_threshold()
+    led = Ledger(ledger_url())
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        command.serve(led, sock, Console(file=io.StringIO()))
+    gc.unfreeze()
+    led.close()
+    assert seen[0][0] == command.GC_THRESHOLDS != before and seen[0][1] > 0
+    assert gc.get_threshold() == before
