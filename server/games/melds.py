@@ -649,8 +649,9 @@ class _Solver:
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
         of them, the groups apart included, if that says more). ``ts``: the table's runs
         (:meth:`_state`; at the start if not given); ``alone``: which groups apart to solve
-        alone (the dearest part of the bound): 2 every group of the undecided cards, 1 the
-        parts of the groups of the whole hand, 0 none."""
+        alone (the dearest part of the bound): 2 the groups of the undecided cards (of fewer
+        than three cards only as parts of the whole hand's), 1 only the parts of the whole
+        hand's groups, 0 none."""
         if free > self.total_w:
             free = self.total_w
         elif free < 0:  # (more wilds needed than can come: no arrangement)
@@ -658,7 +659,7 @@ class _Solver:
         level = self._levels.get(free) or self._level(free)
         apart = 0
         if alone and self.apart:
-            whole = self._whole or self._whole_groups()
+            whole = self._whole or self._whole_groups()  # (the first groups with solvers)
             left = mask & ~self.wmask
             if alone > 1:
                 apart, groups = self._groups.get(left) or self._apart_groups(mask)
@@ -811,7 +812,9 @@ class _Solver:
         solve alone as it saves). Their cards (a bitmask), and each as (its cards, the
         wild-rank cards of its suits, which may stand for themselves among them, the table
         runs of its suits by their places in the runs of :meth:`_state`, and the table melds
-        of its suits and ranks). Cached by the cards."""
+        of its suits and ranks). A group inside one found before is solved by its solver (its
+        memo serves every part of it); a new one has its own from ``least`` cards on (fewer:
+        the other bounds say about as much). Cached by the cards."""
         left = mask & ~self.wmask
         hit = self._groups.get(left)
         if hit is not None:
@@ -987,12 +990,13 @@ class _Solver:
         if need > self.jokers + q + (mask & self.wmask).bit_count():
             self.memo[key] = (_INF, None)
             return _INF
-        left = mask & ~self.wmask  # (every group apart solved alone once these cards are met
-        alone = 2  # again; the first time they would cost more than they save)
+        left = mask & ~self.wmask  # (the groups apart solved alone once these cards are met
+        alone = 2  # again; the first time only the whole hand's, against four runs or more)
         if left not in self._met:
             self._met.add(left)
             alone = 1 if self.eager else 0
-        least = self.floor(mask, self._free(mask, need, q), ts, alone)  # (a choice costing it wins)
+        # (a choice costing the lower bound wins)
+        least = self.floor(mask, self._free(mask, need, q), ts, alone)
         if least > budget:
             self.bounds[key] = least
             return least
