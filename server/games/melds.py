@@ -46,23 +46,24 @@ Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts ru
 joined them to the 4♥ is decided; solved so once its cards are met again, the first time only if
 it is part of a group of the whole hand and four runs or more lie on the table, since it costs
 more than it saves in most hands; the groups that are not the whole hand's only from three
-cards) leaves at least what it leaves solved alone (one solver serving the parts of a group)
-with the table's runs of its suits as they stand, the wild-rank cards of its suits (Q♠, which
-may stand for itself there) and the other wilds still to come (its points, and a card for every
-13 of them); and the cards that need wilds to go into any meld (each counted once with the
-fewest any meld holding it takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at
-least the cheapest of them the wilds to come cannot serve, among cards of different suits and
-ranks, which no meld holds together and so no wild serves twice. The whole hand is searched
-first with the budget of its lower bound (an arrangement meeting it is the best, and the bounds
-make that search short), and only if there is none with no budget. A state searched within its
-budget is memoised with its exact cost and its first choice that reaches it; one that cannot
-stay within its budget, with the lower bound the search proved. States are kept canonical so
-that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
-table run that no undecided card can reach any more is folded into the slack (with its wild
-limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
-suit and state) are tried once; the room below a run that no card can reach from below counts
-only up to the wilds still free, and not at all once the slack is full; and cards that can only
-stay in hand or go into a set of their rank are counted by rank, not named.
+cards, against six runs or more, and if they leave anything with every wild) leaves at least
+what it leaves solved alone (one solver serving the parts of a group) with the table's runs of
+its suits as they stand, the wild-rank cards of its suits (Q♠, which may stand for itself there)
+and the other wilds still to come (its points, and a card for every 13 of them); and the cards
+that need wilds to go into any meld (each counted once with the fewest any meld holding it
+takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them
+the wilds to come cannot serve, among cards of different suits and ranks, which no meld holds
+together and so no wild serves twice. The whole hand is searched first with the budget of its
+lower bound (an arrangement meeting it is the best, and the bounds make that search short), and
+only if there is none with no budget. A state searched within its budget is memoised with its
+exact cost and its first choice that reaches it; one that cannot stay within its budget, with
+the lower bound the search proved. States are kept canonical so that the memo knows them again:
+slack and margins beyond the wilds still free are dropped; a table run that no undecided card
+can reach any more is folded into the slack (with its wild limit checked), and one extended
+upwards at once (lower cards come first); twin runs (the same suit and state) are tried once;
+the room below a run that no card can reach from below counts only up to the wilds still free,
+and not at all once the slack is full; and cards that can only stay in hand or go into a set of
+their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -395,6 +396,9 @@ class _Solver:
         self._met: set = set()  # the undecided cards met once (:meth:`solve`)
         #: whether the groups of the whole hand bound a state the first time its cards are met
         self.eager = len(self.runs) >= 4
+        #: the groups that bound a state met again (:meth:`floor`): those of its cards against
+        #: six table runs or more, else those of the whole hand
+        self.alone = 2 if len(self.runs) >= 6 else 1
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
@@ -814,7 +818,8 @@ class _Solver:
         runs of its suits by their places in the runs of :meth:`_state`, and the table melds
         of its suits and ranks). A group inside one found before is solved by its solver (its
         memo serves every part of it); a new one has its own from ``least`` cards on (fewer:
-        the other bounds say about as much). Cached by the cards."""
+        the other bounds say about as much), and, if not of the whole hand, only if it leaves
+        something with every wild and the table's runs as laid. Cached by the cards."""
         left = mask & ~self.wmask
         hit = self._groups.get(left)
         if hit is not None:
@@ -837,6 +842,9 @@ class _Solver:
                 group = next((x for x in self._roots if not g & ~x[0]), None)
                 if group is None and g.bit_count() >= least:
                     group = self._apart_group(g)
+                    if group and least > 1 and not self._apart_cost(
+                            group, g, group[1], self.total_w, self.ts0):
+                        group = None  # (it leaves nothing even with every wild, as laid)
                     if group:
                         self._roots.append(group)
                 info[g] = group
@@ -991,8 +999,8 @@ class _Solver:
             self.memo[key] = (_INF, None)
             return _INF
         left = mask & ~self.wmask  # (the groups apart solved alone once these cards are met
-        alone = 2  # again; the first time only the whole hand's, against four runs or more)
-        if left not in self._met:
+        alone = self.alone  # again; the first time only the whole hand's, against four runs
+        if left not in self._met:  # or more)
             self._met.add(left)
             alone = 1 if self.eager else 0
         # (a choice costing the lower bound wins)
