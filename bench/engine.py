@@ -23,8 +23,9 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   hearts against seven hearts runs with Queens wild, spades against five spades runs, clubs
   against six clubs runs, and the slowest that the searches here found: going out with 13 or
   14 cards crowded into one or two suits and 3–4 wilds among them, a Q♦ that no table run's
-  naturals can carry against fourteen melds, and hearts against seven hearts runs with Kings
-  wild, about 30 ms until the spades left apart once the 4♠ is decided were bounded alone).
+  naturals can carry against fourteen melds, hearts against seven hearts runs with Kings wild,
+  about 30 ms until the spades left apart once the 4♠ is decided were bounded alone, and a 7♣
+  left beside seven diamonds runs with Queens wild, about 10 ms, open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
