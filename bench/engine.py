@@ -25,7 +25,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   14 cards crowded into one or two suits and 3–4 wilds among them, a Q♦ that no table run's
   naturals can carry against fourteen melds, hearts against seven hearts runs with Kings wild,
   about 30 ms until the spades left apart once the 4♠ is decided were bounded alone, and a 7♣
-  left beside seven diamonds runs with Queens wild, about 10 ms, open).
+  left beside seven diamonds runs with Queens wild, about 10 ms until the search within the
+  bound its first search proved).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -354,7 +355,7 @@ KNOWN_SLOW = (
       ("run", 2, 8, "8♥ K♠ 10♥ J♥"), ("set", 6, 6, "Jo K♠ 6♥ 6♠"))),
     ("arrange", 12, "7♣ 8♦ 8♦ 9♣ 9♣ 9♦ 10♦ 10♦ J♦ J♠ Q♦ Jo",  # seven diamonds runs: the
      (("run", 1, 4, "4♦ 5♦ 6♦"), ("run", 0, 10, "Q♠ J♣ Q♣ K♣"),  # 7♣ left, decided first
-      ("run", 0, 3, "Jo 4♣ 5♣"), ("run", 1, 9, "9♦ 10♦ J♦ Q♦ Jo"),  # (~10 ms, open)
+      ("run", 0, 3, "Jo 4♣ 5♣"), ("run", 1, 9, "9♦ 10♦ J♦ Q♦ Jo"),  # (~10 ms -> ~3 ms)
       ("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥"), ("run", 1, 4, "Q♣ 5♦ 6♦ 7♦ 8♦"),
       ("run", 1, 4, "4♦ 5♦ 6♦ 7♦"), ("run", 1, 7, "7♦ 8♦ 9♦ Jo J♦"), ("run", 1, 9, "9♦ 10♦ J♦"),
       ("run", 1, 5, "5♦ 6♦ 7♦"), ("run", 0, 11, "J♣ Jo K♣"))),

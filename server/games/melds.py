@@ -54,16 +54,17 @@ that need wilds to go into any meld (each counted once with the fewest any meld 
 takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them
 the wilds to come cannot serve, among cards of different suits and ranks, which no meld holds
 together and so no wild serves twice. The whole hand is searched first with the budget of its
-lower bound (an arrangement meeting it is the best, and the bounds make that search short), and
-only if there is none with no budget. A state searched within its budget is memoised with its
-exact cost and its first choice that reaches it; one that cannot stay within its budget, with
-the lower bound the search proved. States are kept canonical so that the memo knows them again:
-slack and margins beyond the wilds still free are dropped; a table run that no undecided card
-can reach any more is folded into the slack (with its wild limit checked), and one extended
-upwards at once (lower cards come first); twin runs (the same suit and state) are tried once;
-the room below a run that no card can reach from below counts only up to the wilds still free,
-and not at all once the slack is full; and cards that can only stay in hand or go into a set of
-their rank are counted by rank, not named.
+lower bound (an arrangement meeting it is the best, and the bounds make that search short),
+then, if there is none, with the budget of the higher bound that search proved, and only then
+with no budget. A state searched within its budget is memoised with its exact cost and its first
+choice that reaches it; one that cannot stay within its budget, with the lower bound the search
+proved. States are kept canonical so that the memo knows them again: slack and margins beyond
+the wilds still free are dropped; a table run that no undecided card can reach any more is
+folded into the slack (with its wild limit checked), and one extended upwards at once (lower
+cards come first); twin runs (the same suit and state) are tried once; the room below a run that
+no card can reach from below counts only up to the wilds still free, and not at all once the
+slack is full; and cards that can only stay in hand or go into a set of their rank are counted
+by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -1127,11 +1128,16 @@ class _Solver:
 
     def arrange(self) -> Arrangement:
         """Follow the best arrangement from the start: at each state the first choice whose
-        cost is the state's cost (the cost searched first within the lower bound)."""
+        cost is the state's cost (the cost searched within the lower bound first, then within
+        the bound that search proved)."""
         state = (self.all_mask, 0, 0, self.base_slack, self.ts0)
         least = self.floor(self.all_mask, self._free(*state[:3]), None, 0)
-        cost = self.solve(*state, least)  # (first for an arrangement meeting the lower bound)
-        if cost > least:
+        for _ in range(2):  # (an arrangement meeting the lower bound, then meeting the bound
+            cost = self.solve(*state, least)  # that search proved, then any)
+            if cost <= least:
+                break
+            least = cost
+        else:
             cost = self.solve(*state)
         nat = self.nat
         new: list[tuple[str, tuple[int, ...], int]] = []   # kind, indices, wilds needed
