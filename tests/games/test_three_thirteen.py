@@ -663,10 +663,11 @@ def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
     the table) to 4♥ and the hearts (four hearts runs); once 4♥ and 4♠ are decided, 9♠ 9♠ 10♠
     share no meld with any card left but the two Kings, and solved alone with them they leave
     a 9♠ (9♠ 10♠ K K is a run; 9♠ 9♠ K leaves the 10♠ 10 points; 6♠ 7♠ 8♠ up to 3♠ 4♠ 5♠
-    takes three wilds): the lower bound of those cards, met again, counts its 9 points and
-    the card (it counted nothing: each of them wants one wild only), and the arrangement
-    (4♥ 4♠ K♣, 9♠ 10♠ K♦, 7♥ onto 8♥ 9♥ 10♥) leaves exactly the 9♠. (This bound made an
-    arrangement against fourteen melds, bench/engine.py, ~24 ms -> ~3 ms.)"""
+    takes three wilds): the lower bound of those cards counts its 9 points and the card (it
+    counted nothing: each of them wants one wild only), and the arrangement (4♥ 4♠ K♣,
+    9♠ 10♠ K♦, 7♥ onto 8♥ 9♥ 10♥) leaves exactly the 9♠. (The search asks for this bound
+    against six table runs or more, once the cards are met again: it made an arrangement
+    against fourteen melds, bench/engine.py, ~24 ms -> ~3 ms.)"""
     from cardarena.server.games.melds import _Solver
 
     table = [Meld(RUN, 2, 1, tuple(C("AH 2H 3H"))), Meld(RUN, 2, 8, tuple(C("8H 9H 10H"))),
@@ -676,7 +677,6 @@ def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
     s = _Solver(hand, 13, table, 20)
     assert [s.nat[0], s.nat[1]] == C("4H 4S")
     rest = s.all_mask & ~0b11
-    s.floor(rest, s._free(rest, 0, 0))  # (met once: the groups of the whole hand only)
     assert s.floor(rest, s._free(rest, 0, 0)) == 32 * 9 + 1
     best = arrange(hand, 13, table)
     _check_laid(best, hand, 13, table)
