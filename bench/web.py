@@ -7,8 +7,7 @@ the real `cardarena web` and a real HTTP client.
 
 1. The ledger (built once, then kept in the temporary folder under a name made of its
    parameters, ``cardarena-bench-web-<matches>-<bots>-<seeds>/ledger.db``; ``--rebuild`` makes
-   it again; ``--db`` measures another, e.g. an upgraded copy of it): real matches are played
-   in-process first (``server.match.play_match``, heuristic
+   it again): real matches are played in-process first (``server.match.play_match``, heuristic
    bots and RandomBot alternating at each table, ``--seeds`` seeds for each game of
    :data:`GAMES` and each of 3, 4 and 5 seats), and each of
    the ``--matches`` ledger matches reuses one of them: its seed, steps, event log and result,
@@ -304,12 +303,10 @@ def main() -> None:
     p.add_argument("--concurrency", type=int, default=2, help="clients at once in the second run")
     p.add_argument("--rebuild", action="store_true", help="build the ledger again even if it is cached")
     p.add_argument("--only", default="", help="measure only the URL kinds whose name holds this text (e.g. api)")
-    p.add_argument("--db", default="", help="measure this ledger instead (of --matches matches among --bots bots: "
-                   "e.g. an upgraded copy of the cached one)")
     p.add_argument("--keepalive", action="store_true",
                    help="keep connections alive even if the server stalls on them (see the printed floor)")
     args = p.parse_args()
-    db = Path(args.db) if args.db else ledger_path(args.matches, args.bots, args.seeds, args.rebuild)
+    db = ledger_path(args.matches, args.bots, args.seeds, args.rebuild)
     kinds = url_kinds(db, random.Random(7), args.requests)
     web = Web(db, db.parent / "web.log")
     try:

@@ -41,9 +41,7 @@ ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching
 bot's seats, ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, and
 ``rating_history (bot_id, game, rated_n, mu, sigma)``: a bot's rating line in one game, thinned
 by its ``rated_n`` (the bot's count of rated matches of the game at that row: derived, like the
-rest of the history), read from the index alone (no row of the table, no ``match_log`` row),
-and ``match (id, status, duration_s)``: the seconds of a bot's finished matches, one per seat,
-read from the index alone (never the ``match`` rows, which hold the result details).
+rest of the history), read from the index alone (no row of the table, no ``match_log`` row).
 A new ledger gets them with its tables; an older one by its migration (``ledger upgrade``).
 """
 from __future__ import annotations
@@ -183,7 +181,6 @@ INDEXES = (
                                       for k in ("bot_id", "game", "rated", "match_id", "mu", "sigma"))),
     Index("ix_rating_history_points", *(RatingHistory.__table__.c[k]
                                         for k in ("bot_id", "game", "rated_n", "mu", "sigma"))),
-    Index("ix_match_seconds", Match.__table__.c.id, Match.__table__.c.status, Match.__table__.c.duration_s),
 )
 
 

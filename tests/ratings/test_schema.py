@@ -168,35 +168,6 @@ def test_upgrading_a_0003_ledger_fills_the_bots_summaries_from_its_matches(where
     assert len(kept) == 3 and Ledger(where).check() == []
 
 
-def test_upgrading_a_0004_ledger_indexes_its_match_seconds(where, tmp_path):
-    """0005 creates ``match (id, status, duration_s)``, the index a bot's match seconds are read
-    from (models.INDEXES), and its downgrade drops it; the answers are the same before and after."""
-    from alembic import command
-    led = Ledger(where)
-    for b in ("a", "b", "c"):
-        led.add_bot(b)
-    for seed in (1, 2):
-        m = led.create_match("sixth-card", seed, {}, ["a", "b", "c"])
-        led.record_match(m, scores=[3, 2, 1], places=[1, 2, 3], faults=[0] * 3, forfeited=[False] * 3,
-                         steps=[], events=[], duration_s=seed / 2)
-    seconds = led.match_durations("a")
-    led.close()
-    engine = create_engine(database_url(where))
-    with engine.begin() as conn:
-        command.downgrade(_config(conn), "0004")
-    with engine.connect() as conn:
-        assert "ix_match_seconds" not in {i["name"] for i in inspect(conn).get_indexes("match")}
-    with pytest.raises(LedgerVersionError, match="schema version 0004"):
-        Ledger(where)
-    r = cardarena("ledger", "upgrade", "--db", where, cwd=tmp_path)
-    assert r.returncode == 0 and "upgraded from schema version 0004" in r.stdout, r.stdout + r.stderr
-    with engine.connect() as conn:
-        index = {i["name"]: i["column_names"] for i in inspect(conn).get_indexes("match")}["ix_match_seconds"]
-    engine.dispose()
-    assert index == ["id", "status", "duration_s"]
-    assert Ledger(where).match_durations("a") == seconds == [0.5, 1.0]
-
-
 def test_every_migration_file_is_in_the_chain():
     from alembic.script import ScriptDirectory
     from alembic.config import Config
