@@ -53,18 +53,22 @@ and the other wilds still to come (its points, and a card for every 13 of them);
 that need wilds to go into any meld (each counted once with the fewest any meld holding it
 takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them
 the wilds to come cannot serve, among cards of different suits and ranks, which no meld holds
-together and so no wild serves twice. The whole hand is searched first with the budget of its
-lower bound (an arrangement meeting it is the best, and the bounds make that search short),
-then, if there is none, with the budget of the higher bound that search proved, and only then
-with no budget. A state searched within its budget is memoised with its exact cost and its first
-choice that reaches it; one that cannot stay within its budget, with the lower bound the search
-proved. States are kept canonical so that the memo knows them again: slack and margins beyond
-the wilds still free are dropped; a table run that no undecided card can reach any more is
-folded into the slack (with its wild limit checked), and one extended upwards at once (lower
-cards come first); twin runs (the same suit and state) are tried once; the room below a run that
-no card can reach from below counts only up to the wilds still free, and not at all once the
-slack is full; and cards that can only stay in hand or go into a set of their rank are counted
-by rank, not named.
+together and so no wild serves twice; against four table runs or more, up to four such cards
+are also parted into melds every way (all of one rank, or of one suit and different ranks,
+each taking at least what each of its cards takes without the others), and leave at least the
+cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
+Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but J♣ or Q♣ alone then takes two; the J♣ stays).
+The whole hand is searched first with the budget of its lower bound (an arrangement meeting it
+is the best, and the bounds make that search short), then, if there is none, with the budget
+of the higher bound that search proved, and only then with no budget. A state searched within its
+budget is memoised with its exact cost and its first choice that reaches it; one that cannot stay
+within its budget, with the lower bound the search proved. States are kept canonical so that the
+memo knows them again: slack and margins beyond the wilds still free are dropped; a table run that
+no undecided card can reach any more is folded into the slack (with its wild limit checked), and
+one extended upwards at once (lower cards come first); twin runs (the same suit and state) are
+tried once; the room below a run that no card can reach from below counts only up to the wilds
+still free, and not at all once the slack is full; and cards that can only stay in hand or go into
+a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -118,6 +122,8 @@ _INF = 1 << 40
 _POINT, _CARD = 32, 1
 #: the most cards of a group apart from the table that the lower bound solves alone
 _APART = 5
+#: the most cards wanting wilds whose melds the lower bound parts every way (:meth:`_cover`)
+_COVER = 4
 
 
 def card_points(card: int, joker_points: int = 20) -> int:
@@ -356,6 +362,10 @@ class _Solver:
         self.wanting = sum(1 << j for j in range(n) if wants[j])
         self._demand_memo: dict = {}  # by the undecided cards wanting wilds and the wilds to come
         self._short_memo: dict = {}  # the same (:meth:`_short`)
+        self._parts_memo: dict = {}  # by the cards wanting wilds kept and left to part
+        self._wants_memo: dict = {}  # by a card and the cards of its rank and suit absent
+        #: the cards of each card's rank or suit (what :meth:`_want` looks at)
+        self._kin = [rank_mask[rank[j]] | suit_mask[suit[j]] for j in range(n)]
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
         codes: dict[int, list] = {}
@@ -697,53 +707,59 @@ class _Solver:
 
     def _wants(self) -> list[int]:
         """For each card, the fewest wilds that any meld holding it takes from the wilds to
-        come, whatever the other cards do (0 for a wild-rank card: it may join the pool): none
-        onto the table's set of its rank or with 2 more of its rank (1 with one more); in a new
-        run, or with the cards of its suit up to a run on the table, one a rank that no natural
-        card but of the wild rank fills (a wild-rank card standing for itself is one of the
-        wilds to come too)."""
+        come, whatever the other cards do (:meth:`_want`)."""
+        return [self._want(j) for j in range(len(self.nat))]
+
+    def _want(self, j: int, absent: int = 0) -> int:
+        """The fewest wilds that any meld holding card ``j`` takes from the wilds to come,
+        whatever the other cards do (0 for a wild-rank card: it may join the pool): none onto
+        the table's set of its rank or with 2 more of its rank (1 with one more); in a new run,
+        or with the cards of its suit up to a run on the table, one a rank that no natural card
+        but of the wild rank fills (a wild-rank card standing for itself is one of the wilds to
+        come too). ``absent``: cards no such meld holds (a bitmask; :meth:`_parts`)."""
         rank, suit, isw = self.rank, self.suit, self.isw
-        present = [0, 0, 0, 0]  # the ranks of each suit in the hand (bit r)
-        natural = [0, 0, 0, 0]  # the same but the wild rank
-        for j, r in enumerate(rank):
-            present[suit[j]] |= 1 << r
-            if not isw[j]:
-                natural[suit[j]] |= 1 << r
-        count = [self._rank_mask[r].bit_count() for r in range(14)]
-        runs: list[list[Meld]] = [[], [], [], []]
-        for t in self.runs:
-            runs[self.table[t].key].append(self.table[t])
-        out = []
-        for j, p in enumerate(rank):
-            if isw[j] or p in self.set_rank or count[p] >= 3:
-                out.append(0)
-                continue
-            best = 1 if count[p] == 2 else _INF
-            nat = natural[suit[j]]
-            w = _run_wants(present[suit[j]], nat)[p]
-            if w < best:
-                best = w
-            pays = self.suit_mask[suit[j]].bit_count()  # (the naturals it could gain)
-            for m in runs[suit[j]]:  # up to a run on the table (the cards between laid too)
-                if not m.low <= p <= m.high:
-                    a, b = (p, m.low) if p < m.low else (m.high, p)
-                    w = b - a - 1 - (nat >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
-                    if w < best and w <= m.naturals - m.wilds + pays:  # (R4 on the run)
-                        best = w
-            out.append(best)
-        return out
+        p, s = rank[j], suit[j]
+        if isw[j] or p in self.set_rank:
+            return 0
+        count = (self._rank_mask[p] & ~absent).bit_count()
+        if count >= 3:
+            return 0
+        best = 1 if count == 2 else _INF
+        present = natural = 0  # the ranks of its suit in the hand (bit r); the same but the
+        mine = self.suit_mask[s] & ~absent  # wild rank
+        bits = mine
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            x = low.bit_length() - 1
+            present |= 1 << rank[x]
+            if not isw[x]:
+                natural |= 1 << rank[x]
+        w = _run_wants(present, natural)[p]
+        if w < best:
+            best = w
+        pays = mine.bit_count()  # (the naturals it could gain)
+        for t in self.runs:  # up to a run on the table (the cards between laid too)
+            m = self.table[t]
+            if m.key == s and not m.low <= p <= m.high:
+                a, b = (p, m.low) if p < m.low else (m.high, p)
+                w = b - a - 1 - (natural >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
+                if w < best and w <= m.naturals - m.wilds + pays:  # (R4 on the run)
+                    best = w
+        return best
 
     def _demand(self, wanting: int, free: int) -> int:
         """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
         to come (:meth:`_short`): each card that needs more stays, and of the cards of
         different suits and ranks that want more together than there are, the cheapest that
-        leave the others enough. Memoised."""
+        leave the others enough; or, against four table runs or more, what they leave parted
+        into melds every way (:meth:`_cover`), if that says more. Memoised."""
         hit = self._demand_memo.get((wanting, free))
         if hit is not None:
             return hit
         wants, cost = self.wants, self.cost
         forced, short = self._short(wanting, free)
-        out = sum(cost[j] for j in range(forced.bit_length()) if forced >> j & 1)
+        out = must = sum(cost[j] for j in range(forced.bit_length()) if forced >> j & 1)
         if short:
             chosen = [(wants[j], cost[j]) for j in range(short.bit_length()) if short >> j & 1]
             least = _INF
@@ -757,8 +773,100 @@ class _Solver:
                 if w <= free and c < least:
                     least = c
             out += least
+        rest = wanting & ~forced  # (against four table runs or more, :meth:`_cover`)
+        if self.eager and 1 < rest.bit_count() <= _COVER:
+            out = max(out, must + self._cover(rest, free))
         self._demand_memo[wanting, free] = out
         return out
+
+    def _cover(self, wanting: int, free: int) -> int:
+        """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
+        to come (none of them wanting more): the cheapest of them to leave such that the others
+        go into melds wanting no more wilds together than there are (:meth:`_parts`). 9♣ 9♠ 8♠
+        with two wilds to come (no other 9 nor spade near): 9♣ 9♠ take one, 8♠ 9♠ one, but
+        then 9♣ or 8♠ alone takes two: one of them stays."""
+        cost, cards = self.cost, []
+        m = wanting
+        while m:
+            low = m & -m
+            m ^= low
+            cards.append((cost[low.bit_length() - 1], low))
+        left = [(0, 0)]  # (what they leave, the cards left): every subset, the cheapest first
+        for c, bit in cards:
+            left += [(c + lc, bit | lb) for lc, lb in left]
+        left.sort()
+        for c, bits in left:
+            if self._parts(wanting ^ bits) <= free:
+                return c
+        return _INF
+
+    def _parts(self, keep: int, rest: int | None = None) -> int:
+        """The fewest wilds to come that the cards ``keep`` (each wanting some) take in melds:
+        each meld holds some of them (all of one rank, or of one suit and different ranks) and
+        takes at least what each of these takes in any meld without the other cards of ``keep``
+        (:meth:`_want`). ``rest``: the cards of ``keep`` still to part; if not given, all of
+        them, as many parts as they have (cards of no rank nor suit in common share no meld,
+        and what a card takes depends only on the cards of its rank and suit). Memoised."""
+        if rest is None:
+            kin, total = self._kin, 0
+            while keep:
+                part = front = keep & -keep
+                while front:
+                    near = 0
+                    while front:
+                        low = front & -front
+                        front ^= low
+                        near |= kin[low.bit_length() - 1]
+                    front = near & keep & ~part
+                    part |= front
+                keep ^= part
+                total += self._parts(part, part)
+            return total
+        hit = self._parts_memo.get((keep, rest))
+        if hit is not None:
+            return hit
+        if not rest:
+            return 0
+        rank, suit, memo = self.rank, self.suit, self._wants_memo
+        j = (rest & -rest).bit_length() - 1
+        mates = rest & (self._rank_mask[rank[j]] | self.suit_mask[suit[j]]) & ~(1 << j)
+        best = _INF
+        sub = mates
+        while True:  # (the lowest card with every subset of its mates)
+            group = sub | 1 << j
+            ok = True
+            if sub & ~self._rank_mask[rank[j]]:  # a run: one suit, different ranks
+                ranks, m = 0, group
+                while m:
+                    low = m & -m
+                    m ^= low
+                    x = low.bit_length() - 1
+                    if suit[x] != suit[j] or ranks >> rank[x] & 1:
+                        ok = False
+                        break
+                    ranks |= 1 << rank[x]
+            if ok:
+                absent = keep ^ group
+                w, m = 0, group
+                while m:
+                    low = m & -m
+                    m ^= low
+                    x = low.bit_length() - 1
+                    k = (x, absent & self._kin[x])
+                    want = memo.get(k)
+                    if want is None:
+                        want = memo[k] = self._want(*k)
+                    if want > w:
+                        w = want
+                if w < best:
+                    w += self._parts(keep, rest ^ group)
+                    if w < best:
+                        best = w
+            if not sub:
+                break
+            sub = (sub - 1) & mates
+        self._parts_memo[keep, rest] = best
+        return best
 
     def _short(self, wanting: int, free: int) -> tuple[int, int]:
         """Of the cards ``wanting`` wilds, ``free`` of them to come: the cards that need more
