@@ -26,8 +26,10 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   naturals can carry against fourteen melds, hearts against seven hearts runs with Kings wild,
   about 30 ms until the spades left apart once the 4♠ is decided were bounded alone, and a 7♣
   left beside seven diamonds runs with Queens wild, about 10 ms until the search within the
-  bound its first search proved, and two arrangements against thirteen melds that climbs
-  against this solver found, where both searches within the bounds fail: open).
+  bound its first search proved, two arrangements against thirteen melds that climbs found,
+  where both searches within the bounds failed, and 8♠ 9♣ 9♠ wanting a King each beside six
+  diamonds runs, about 60 ms: these three until the lower bound parted the cards wanting wilds
+  into melds every way).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -375,6 +377,12 @@ KNOWN_SLOW = (
       ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),  # this solver
       ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 0, 9, "9♣ 10♣ J♣ Jo Jo"),
       ("run", 0, 4, "4♣ K♥ 6♣ 7♣ Jo"), ("run", 0, 9, "9♣ 10♣ J♣ Q♣ K♣"))),
+    ("arrange", 13, "4♦ 5♣ 5♦ 5♦ 5♦ 5♥ 5♠ 6♦ 8♠ 9♣ 9♠ K♦ K♠",  # six diamonds runs, three
+     (("run", 3, 7, "7♠ Jo 9♠"), ("set", 5, 5, "5♦ 5♠ 5♥ 5♣"),  # spades runs: 8♠ 9♣ 9♠ want
+      ("run", 1, 1, "K♥ 2♦ 3♦"), ("run", 1, 7, "K♣ 8♦ 9♦ 10♦ J♦"),  # a King each, but take
+      ("run", 1, 6, "K♥ Jo 8♦ 9♦"), ("run", 1, 1, "K♥ 2♦ 3♦ 4♦"),  # three together (a search
+      ("run", 1, 8, "8♦ 9♦ 10♦ J♦ Q♦"), ("run", 3, 1, "A♠ 2♠ 3♠ 4♠ 5♠"),  # for slow hands
+      ("run", 1, 6, "6♦ Jo 8♦ 9♦ 10♦ J♦"), ("run", 3, 1, "K♥ 2♠ 3♠"))),  # found it: ~60 ms)
 )
 
 

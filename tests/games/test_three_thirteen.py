@@ -683,6 +683,27 @@ def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
     assert best.points == 9 and best.deadwood == tuple(C("9S"))
 
 
+def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
+    """R4, R6 (Kings wild, issue 14): J♣ Q♣ Q♣ with two Kings, four clubs runs on the table
+    (3♣ goes below 4♣…8♣; 9♣…K♣ lie twice, full): J♣ Q♣ K and Q♣ Q♣ K take one King each, but
+    the third card alone then takes two (J♣ up to 8♣ with two wilds for 9♣ 10♣; Q♣ alone no
+    meld), so one of them stays: the lower bound parts them into melds every way and counts the
+    J♣ (11 points and the card; it counted nothing, each wanting one wild). The arrangement lays
+    Q♣ Q♣ K K and 3♣ below 4♣, and leaves exactly the J♣. (It made KNOWN_SLOW's 3♣ hand against
+    thirteen melds, bench/engine.py, ~11 ms -> ~1 ms.)"""
+    from cardarena.server.games.melds import _Solver
+
+    hand = C("3C JC QC QC KS KS")
+    table = [Meld(RUN, 0, 4, tuple(C("4C 5C 6C 7C 8C"))), Meld(RUN, 0, 4, tuple(C("4C 5C 6C"))),
+             Meld(RUN, 0, 9, tuple(C("9C 10C JC Jo Jo"))),
+             Meld(RUN, 0, 9, tuple(C("9C 10C JC QC KC")))]
+    s = _Solver(hand, 13, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.deadwood == tuple(C("JC"))
+    assert best.melds == (Meld(SET, 12, 12, tuple(C("QC QC KS KS"))),)
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
