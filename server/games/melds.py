@@ -40,7 +40,8 @@ the budget of beating the best choice so far, and not at all when a lower bound 
 the cards no meld can take any more (nothing of their rank, or only one other when no wild is to
 come, nothing of their suit near enough for the wilds still to come, no table meld within reach:
 a table run is out of reach of a card when the wilds up to it would outnumber its naturals even
-with every card of its suit laid onto it) stay in hand; a small group of undecided cards that
+with every card of its suit beyond it laid onto it: Q♦ up to Jo Jo 6♦ 7♦ 8♦, the hand's 6♦
+and 7♦ within it) stay in hand; a small group of undecided cards that
 can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when
 Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts runs once the 4♠ that
 joined them to the 4♥ is decided; solved so once its cards are met again, the first time only if
@@ -333,10 +334,11 @@ class _Solver:
                 base_slack += m.naturals - m.wilds
                 continue
             lo, hi, relevant = m.low, m.high, False
-            # (its wilds never outnumber its naturals: with every card of its suit laid onto
-            # it, the others between the card and it among them, it pays for at most this many
-            # wilds up to a card, so a card farther off never reaches it)
-            reach = m.naturals - m.wilds + 2 * suit_mask[m.key].bit_count() - 1
+            # (its wilds never outnumber its naturals: with every card of its suit beyond it
+            # laid onto it, the others between the card and it among them, it pays for at most
+            # this many wilds up to a card, so a card farther off never reaches it)
+            beyond = suit_mask[m.key] & ~(above[lo - 1] & ~above[hi])
+            reach = m.naturals - m.wilds + 2 * beyond.bit_count() - 1
             for j in range(n):
                 r = rank[j]
                 if suit[j] == m.key and not lo <= r <= hi:
@@ -738,13 +740,15 @@ class _Solver:
         w = _run_wants(present, natural)[p]
         if w < best:
             best = w
-        pays = mine.bit_count()  # (the naturals it could gain)
+        above = self.above
         for t in self.runs:  # up to a run on the table (the cards between laid too)
             m = self.table[t]
             if m.key == s and not m.low <= p <= m.high:
                 a, b = (p, m.low) if p < m.low else (m.high, p)
                 w = b - a - 1 - (natural >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
-                if w < best and w <= m.naturals - m.wilds + pays:  # (R4 on the run)
+                # (R4 on the run: the naturals it could gain, the cards of its suit beyond it)
+                pays = (mine & ~(above[m.low - 1] & ~above[m.high])).bit_count()
+                if w < best and w <= m.naturals - m.wilds + pays:
                     best = w
         return best
 

@@ -704,6 +704,22 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
     assert best.melds == (Meld(SET, 12, 12, tuple(C("QC QC KS KS"))),)
 
 
+def test_R4_R6_a_table_run_gains_naturals_only_from_cards_beyond_it():
+    """R4, R6 (10s wild): Q♦ up to 10♠ Jo 6♦ 7♦ 8♦ (4♦ to 8♦, three naturals, two wilds) takes
+    three wilds for 9♦ 10♦ J♦, and only Q♦ itself can join it as a natural: 6♦ and 7♦ lie within
+    it already. So the run can pay for two wilds at most, Q♦ never reaches it, no meld takes
+    it, and the lower bound counts it (12 points and the card; it counted nothing when the
+    6♦ and 7♦ were taken to pay for wilds too). The arrangement (6♦ 7♦ Jo, 10♣ 10♥ 10♣)
+    leaves exactly the Q♦."""
+    from cardarena.server.games.melds import _Solver
+
+    hand, table = C("6D 7D QD 10C 10C 10H Jo"), [Meld(RUN, 1, 4, tuple(C("10S Jo 6D 7D 8D")))]
+    s = _Solver(hand, 10, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 12 + 1
+    best = _check_against_brute_force(hand, 10, table)
+    assert best.deadwood == tuple(C("QD"))
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
