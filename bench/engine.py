@@ -29,7 +29,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   bound its first search proved, two arrangements against thirteen melds that climbs found,
   where both searches within the bounds failed, and 8♠ 9♣ 9♠ wanting a King each beside six
   diamonds runs, about 60 ms: these three until the lower bound parted the cards wanting wilds
-  into melds every way).
+  into melds every way; and two that climbs against that solver found, where each card wants
+  no wild but one of two copies of a card stays: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -383,6 +384,18 @@ KNOWN_SLOW = (
       ("run", 1, 6, "K♥ Jo 8♦ 9♦"), ("run", 1, 1, "K♥ 2♦ 3♦ 4♦"),  # three together (a search
       ("run", 1, 8, "8♦ 9♦ 10♦ J♦ Q♦"), ("run", 3, 1, "A♠ 2♠ 3♠ 4♠ 5♠"),  # for slow hands
       ("run", 1, 6, "6♦ Jo 8♦ 9♦ 10♦ J♦"), ("run", 3, 1, "K♥ 2♠ 3♠"))),  # found it: ~60 ms)
+    ("arrange", 13, "6♦ 6♥ 7♦ 7♥ 8♦ 8♥ 9♦ 10♦ 10♦ J♦ Q♥ Q♥ K♦",  # a climb from constructed
+     (("run", 2, 7, "7♥ 8♥ 9♥ 10♥ J♥"), ("run", 1, 5, "5♦ Jo Jo 8♦"),  # hands against this
+      ("run", 1, 4, "Jo 5♦ 6♦ 7♦"), ("run", 2, 8, "8♥ 9♥ Jo J♥ Q♥ K♥"),  # solver: each card
+      ("run", 2, 3, "3♥ 4♥ 5♥ 6♥"), ("run", 2, 9, "9♥ 10♥ J♥ Q♥ K♥"),  # wants no wild, a
+      ("run", 2, 7, "7♥ Jo 9♥ 10♥"))),  # 10♦ stays (two copies): ~12-14 ms, open
+    ("arrange", 13, "7♣ 7♦ 8♣ 8♣ 8♦ 8♠ 9♦ 9♦ J♣ Q♣ Q♣ K♠ Jo",  # the same, fourteen melds:
+     (("run", 0, 4, "4♣ K♦ 6♣ 7♣ 8♣"), ("run", 1, 9, "9♦ 10♦ J♦"),  # a 9♦ stays (two
+      ("run", 1, 4, "4♦ K♦ Jo 7♦ 8♦ 9♦"), ("run", 3, 11, "J♠ Q♠ K♠"),  # copies): ~6 ms, open
+      ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 3, "3♦ K♥ 5♦ K♦ 7♦"),
+      ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),
+      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 0, 2, "2♣ 3♣ 4♣ 5♣ 6♣ 7♣"),
+      ("set", 7, 7, "K♠ 7♠ 7♠"), ("run", 1, 8, "8♦ K♣ 10♦"), ("run", 0, 9, "9♣ 10♣ J♣ Q♣"))),
 )
 
 
