@@ -359,6 +359,10 @@ class _Solver:
         self._gap = gap
         self._rank_mask = rank_mask
         self._levels: dict[int, tuple] = {}  # by the wilds still free
+        #: the table's runs of each suit (:meth:`_want`)
+        self._suit_runs: list[list[Meld]] = [[], [], [], []]
+        for t in self.runs:
+            self._suit_runs[self.table[t].key].append(self.table[t])
         #: the fewest wilds any meld holding each card needs, and the cards needing some
         self.wants = wants = self._wants()
         self.wanting = sum(1 << j for j in range(n) if wants[j])
@@ -741,9 +745,8 @@ class _Solver:
         if w < best:
             best = w
         above = self.above
-        for t in self.runs:  # up to a run on the table (the cards between laid too)
-            m = self.table[t]
-            if m.key == s and not m.low <= p <= m.high:
+        for m in self._suit_runs[s]:  # up to a run on the table (the cards between laid too)
+            if not m.low <= p <= m.high:
                 a, b = (p, m.low) if p < m.low else (m.high, p)
                 w = b - a - 1 - (natural >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
                 # (R4 on the run: the naturals it could gain, the cards of its suit beyond it)
@@ -789,6 +792,8 @@ class _Solver:
         go into melds wanting no more wilds together than there are (:meth:`_parts`). 9♣ 9♠ 8♠
         with two wilds to come (no other 9 nor spade near): 9♣ 9♠ take one, 8♠ 9♠ one, but
         then 9♣ or 8♠ alone takes two: one of them stays."""
+        if self._parts(wanting) <= free:  # (the common case: they all meld)
+            return 0
         cost, cards = self.cost, []
         m = wanting
         while m:
@@ -799,7 +804,7 @@ class _Solver:
         for c, bit in cards:
             left += [(c + lc, bit | lb) for lc, lb in left]
         left.sort()
-        for c, bits in left:
+        for c, bits in left[1:]:
             if self._parts(wanting ^ bits) <= free:
                 return c
         return _INF
