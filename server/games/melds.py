@@ -817,17 +817,9 @@ class _Solver:
         them, as many parts as they have (cards of no rank nor suit in common share no meld,
         and what a card takes depends only on the cards of its rank and suit). Memoised."""
         if rest is None:
-            kin, total = self._kin, 0
+            total = 0
             while keep:
-                part = front = keep & -keep
-                while front:
-                    near = 0
-                    while front:
-                        low = front & -front
-                        front ^= low
-                        near |= kin[low.bit_length() - 1]
-                    front = near & keep & ~part
-                    part |= front
+                part = _linked(keep, self._kin)
                 keep ^= part
                 total += self._parts(part, part)
             return total
@@ -945,15 +937,7 @@ class _Solver:
         links, info, apart, out = self._link, self._group_info, 0, []
         rest = left
         while rest:
-            g = front = rest & -rest
-            while front:  # (the cards joined to the group, until no new one)
-                near = 0
-                while front:
-                    low = front & -front
-                    front ^= low
-                    near |= links[low.bit_length() - 1]
-                front = near & rest & ~g
-                g |= front
+            g = _linked(rest, links)
             rest ^= g
             group = info.get(g)
             if group is None:  # (part of a group met before: its solver serves)
@@ -1571,6 +1555,21 @@ def _run_wants(have: int, nat: int) -> tuple[int, ...]:
                 if lo <= p <= hi and w < best[p]:
                     best[p] = w
     return tuple(best)
+
+
+def _linked(cards: int, links: list[int]) -> int:
+    """The cards of ``cards`` linked to the lowest of them, directly or through others
+    (``links``: each card's links, bitmasks)."""
+    group = front = cards & -cards
+    while front:  # (the cards joined to the group, until no new one)
+        near = 0
+        while front:
+            low = front & -front
+            front ^= low
+            near |= links[low.bit_length() - 1]
+        front = near & cards & ~group
+        group |= front
+    return group
 
 
 def _first(option: tuple) -> int:
