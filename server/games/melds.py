@@ -58,18 +58,18 @@ together and so no wild serves twice; against four table runs or more, up to fou
 are also parted into melds every way (all of one rank, or of one suit and different ranks,
 each taking at least what each of its cards takes without the others), and leave at least the
 cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
-Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but J♣ or Q♣ alone then takes two; the J♣ stays).
-The whole hand is searched first with the budget of its lower bound (an arrangement meeting it
-is the best, and the bounds make that search short), then, if there is none, with the budget
-of the higher bound that search proved, and only then with no budget. A state searched within its
-budget is memoised with its exact cost and its first choice that reaches it; one that cannot stay
-within its budget, with the lower bound the search proved. States are kept canonical so that the
-memo knows them again: slack and margins beyond the wilds still free are dropped; a table run that
-no undecided card can reach any more is folded into the slack (with its wild limit checked), and
-one extended upwards at once (lower cards come first); twin runs (the same suit and state) are
-tried once; the room below a run that no card can reach from below counts only up to the wilds
-still free, and not at all once the slack is full; and cards that can only stay in hand or go into
-a set of their rank are counted by rank, not named.
+Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two, Q♣ alone no meld: the
+J♣ stays). The whole hand is searched first with the budget of its lower bound (an arrangement
+meeting it is the best, and the bounds make that search short), then, if there is none, with the
+budget of the higher bound that search proved, and only then with no budget. A state searched
+within its budget is memoised with its exact cost and its first choice that reaches it; one that
+cannot stay within its budget, with the lower bound the search proved. States are kept canonical so
+that the memo knows them again: slack and margins beyond the wilds still free are dropped; a table
+run that no undecided card can reach any more is folded into the slack (with its wild limit
+checked), and one extended upwards at once (lower cards come first); twin runs (the same suit and
+state) are tried once; the room below a run that no card can reach from below counts only up to the
+wilds still free, and not at all once the slack is full; and cards that can only stay in hand or go
+into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -791,7 +791,7 @@ class _Solver:
         to come (none of them wanting more): the cheapest of them to leave such that the others
         go into melds wanting no more wilds together than there are (:meth:`_parts`). 9♣ 9♠ 8♠
         with two wilds to come (no other 9 nor spade near): 9♣ 9♠ take one, 8♠ 9♠ one, but
-        then 9♣ or 8♠ alone takes two: one of them stays."""
+        then 8♠ alone takes two, 9♣ alone no meld: one of them stays."""
         if self._parts(wanting) <= free:  # (the common case: they all meld)
             return 0
         cost, cards = self.cost, []
