@@ -689,7 +689,7 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
     the third card alone then takes two (J♣ up to 8♣ with two wilds for 9♣ 10♣; Q♣ alone no
     meld), so one of them stays: the lower bound parts them into melds every way and counts the
     J♣ (11 points and the card; it counted nothing, each wanting one wild). The arrangement lays
-    Q♣ Q♣ K K and 3♣ below 4♣, and leaves exactly the J♣. (It made KNOWN_SLOW's 3♣ hand against
+    Q♣ Q♣ K K and 3♣ below 4♣…8♣, and leaves exactly the J♣. (It made KNOWN_SLOW's 3♣ hand against
     thirteen melds, bench/engine.py, ~11 ms -> ~1 ms.)"""
     from cardarena.server.games.melds import _Solver
 
@@ -702,6 +702,7 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
     best = _check_against_brute_force(hand, 13, table)
     assert best.deadwood == tuple(C("JC"))
     assert best.melds == (Meld(SET, 12, 12, tuple(C("QC QC KS KS"))),)
+    assert best.layoffs == (LayOff(0, tuple(C("3C")), ()),)
 
 
 def test_R4_R6_a_table_run_gains_naturals_only_from_cards_beyond_it():
