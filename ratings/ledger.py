@@ -62,7 +62,8 @@ Reads for the web
     are bounded lines thinned in SQL (``rating_lines``, from a covering index); a bot's conduct
     and latency are its few rows of ``bot_summary`` (``bot_summaries``), derived from its
     finished seats (:mod:`.summary`); the statements of the hottest reads are built once, and
-    their rows fetched whole (``.all()``: one driver call, not one per row);
+    their rows fetched whole (``.all()``: one driver call, not one per row); a listing can be
+    had as JSON built straight from its rows (``matches``, ``bot_page``: ``as_json``);
     ``version`` is a cheap fingerprint a reader may cache rating tables under; a bot's page is
     read in one session (``bot_page``: a session costs as much as a small query); and a match's
     log can be had as the JSON text it is stored as (``match_log_text``), for an answer that
@@ -127,7 +128,7 @@ from .models import (
     AD_HOC, FAILED, FINISHED, KINDS, LADDER, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot,
     BotInfo, BotState, BotSummary, League, LeagueInfo, Match,
     MatchDetail, MatchInfo, MatchLog, MatchPlan, Rating, RatingChange, RatingHistory, RatingRow,
-    Seat, SeatResults, utcnow,
+    Seat, SeatResults, listed_json, utcnow,
 )
 
 
@@ -135,7 +136,7 @@ class BotPage(NamedTuple):
     """What ``Ledger.bot_page`` reads of a bot, in one session."""
     info: BotInfo
     state: BotState
-    recent: list[MatchInfo]  # its latest matches, newest first
+    recent: list[MatchInfo] | list[dict]  # its latest matches, newest first (as JSON with ``as_json``)
     summaries: dict[str, dict]  # game → its row of ``bot_summary`` (``Ledger.bot_summaries``)
     durations: list[float] | None  # the durations (s) of its finished matches, one per seat
     version: tuple  # ``Ledger.version()`` as of the same read
@@ -641,12 +642,13 @@ class Ledger:
     def _durations(conn, bot_id: int) -> list[float]:
         return [d for (d,) in conn.execute(_DURATIONS, {"bot_id": bot_id}).all() if d is not None]
 
-    def bot_page(self, name: str, recent: int, durations: bool = True) -> BotPage:
+    def bot_page(self, name: str, recent: int, durations: bool = True, as_json: bool = False) -> BotPage:
         """Everything the web reads of the ledger for a bot's page and API answer, in one session
         (each session costs as much as a small query): the bot and its state, its ``recent``
-        latest matches (``matches(bot=name)``), its summaries, its match durations unless not
-        asked for (``bot_summaries``; None then) and the ledger's ``version``, as
-        :class:`BotPage`. At most six statements, each indexed, whatever the number of its matches."""
+        latest matches (``matches(bot=name, as_json=as_json)``), its summaries, its match
+        durations unless not asked for (``bot_summaries``; None then) and the ledger's
+        ``version``, as :class:`BotPage`. At most six statements, each indexed, whatever the
+        number of its matches."""
         with self._read() as session:
             conn = session.connection()
             row = conn.execute(_BOT_PAGE, {"name": name}).first()
@@ -657,7 +659,8 @@ class Ledger:
             listed = conn.execute(_matches_statement(False, False, False, False, True, True),
                                   {"bot_id": bot_id, "limit": recent}).all()
             return BotPage(BotInfo(bot_id, name, created, owner),
-                           BotState(name, owner, bool(paused), _aware(until), reason), self._infos(session, listed),
+                           BotState(name, owner, bool(paused), _aware(until), reason),
+                           self._infos(session, listed, as_json=as_json),
                            self._summaries(conn, bot_id), self._durations(conn, bot_id) if durations else None,
                            version)
 
@@ -1133,9 +1136,11 @@ class Ledger:
                               "another process at the same moment; record the match again") from None
 
     def matches(self, league_id: int | None = None, game: str | None = None, limit: int | None = 50,
-                status: str | None = None, bot: str | None = None, kind: str | None = None) -> list[MatchInfo]:
+                status: str | None = None, bot: str | None = None, kind: str | None = None,
+                as_json: bool = False) -> list[MatchInfo] | list[dict]:
         """Matches, the newest first, filtered by league, game, status, bot and kind (league,
-        ladder, match).
+        ladder, match); with ``as_json`` each as its ``MatchInfo.to_json()``, built straight from
+        the rows (no MatchInfo made: the web's listings).
 
         Two queries whatever the limit (the matches, then their seats); a bot's matches come
         from its seats' index (``seat (bot_id, match_id)``), newest first, so a page of them
@@ -1154,12 +1159,14 @@ class Ledger:
             if bot is not None:
                 params["bot_id"] = self._bot_id(session, bot)
             rows = conn.execute(q, params).all()
-            return self._infos(session, rows)
+            return self._infos(session, rows, as_json=as_json)
 
     @staticmethod
-    def _infos(session: Session, rows: Sequence, seat_filter=None) -> list[MatchInfo]:
-        """MatchInfo for these matches (rows of :data:`_LISTED`); ``seat_filter`` selects (at
-        least) their seats (without one: the seats of these rows, by their ids)."""
+    def _infos(session: Session, rows: Sequence, seat_filter=None,
+               as_json: bool = False) -> list[MatchInfo] | list[dict]:
+        """MatchInfo for these matches (rows of :data:`_LISTED`), or with ``as_json`` their
+        ``to_json()`` (:func:`listed_json`); ``seat_filter`` selects (at least) their seats
+        (without one: the seats of these rows, by their ids)."""
         seats: dict[int, list] = defaultdict(list)
         if seat_filter is None:
             found = session.connection().execute(_LISTED_SEATS, {"ids": [m.id for m in rows]}).all()
@@ -1168,14 +1175,13 @@ class Ledger:
         for match_id, _seat_no, name, score, place in found:
             seats[match_id].append((name, score, place))
         out = []
+        make = listed_json if as_json else MatchInfo  # both take a listed match's fields in order
         for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
                 finished_at, fail_reason, kind in (tuple(m)[:len(_LISTED)] for m in rows):  # unpacked: a
             at = seats[match_id]  # row's attributes by name cost more than the rest of a listing
-            out.append(MatchInfo(id=match_id, game=game, seed=seed, options=dict(options), status=status,
-                                 bots=[s[0] for s in at], scores=[s[1] for s in at], places=[s[2] for s in at],
-                                 league_id=league_id, round=round_, index=position, duplicate_set=duplicate_set,
-                                 created_at=created_at, finished_at=finished_at, fail_reason=fail_reason,
-                                 kind=kind))
+            out.append(make(match_id, game, seed, dict(options), status, [s[0] for s in at], [s[1] for s in at],
+                            [s[2] for s in at], league_id, round_, position, duplicate_set, created_at,
+                            finished_at, fail_reason, kind))
         return out
 
     def match(self, match_id: int) -> MatchDetail:

@@ -57,8 +57,9 @@ points (:data:`SPARK_POINTS` on the leaderboard), thinned in SQL (``Ledger.ratin
 bot's conduct and latency are its summary rows, one per game (``Ledger.bot_summaries``: the
 ledger's ``bot_summary``, derived from its finished seats and kept by ``record_match``,
 :mod:`cardarena.ratings.summary`), never its matches' details; a bot's state reads its own row
-only; and a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
-part. Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
+only; a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
+part; and a listing's matches come as JSON built straight from their rows (``as_json``: no
+``MatchInfo`` made). Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
 ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row) stays
 the same, checked with one query per request, so another process recording matches into the
 ledger is seen at the next request; each bot's rating line in a game while its number of rated
@@ -352,9 +353,10 @@ def percentile(values: list[float], q: float) -> float | None:
 # ----------------------------------------------------------------------------- the answers
 
 def match_json(m) -> dict:
-    """A listed match; the seed only once it is finished (it deals every hand)."""
-    d = m.to_json()
-    if m.status != FINISHED:
+    """A listed match (a MatchInfo, or its JSON as a listing of the ledger gives it: ``as_json``);
+    the seed only once it is finished (it deals every hand)."""
+    d = m if isinstance(m, dict) else m.to_json()
+    if d["status"] != FINISHED:
         d["seed"] = None
     return d
 
@@ -455,7 +457,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
     """A bot's answer; ``live``: what this process knows of it now (:func:`live_states`);
     ``history`` gives each rating's line as its ``history`` (:func:`bot_answer` keeps the Line)."""
     try:
-        info, state, recent, summaries, _, version = ledger.bot_page(name, RECENT, durations=False)  # one session
+        info, state, recent, summaries, _, version = ledger.bot_page(name, RECENT, durations=False, as_json=True)
         seconds = match_seconds(ledger, name, sum(s["seats"] for s in summaries.values()))
     except LedgerError as e:
         raise not_found(e) from None
@@ -506,7 +508,7 @@ def league_detail(ledger, league_id: int) -> dict:
     except LedgerError as e:
         raise not_found(e) from None
     return {"league": league_json(info), "standings": standings(results, info.settings.get("bots")).to_json(),
-            "recent_matches": [match_json(m) for m in ledger.matches(league_id=league_id, limit=RECENT)]}
+            "recent_matches": [match_json(m) for m in ledger.matches(league_id=league_id, limit=RECENT, as_json=True)]}
 
 
 def match_list(ledger, game: str | None = None, bot: str | None = None, league: int | None = None,
@@ -516,7 +518,8 @@ def match_list(ledger, game: str | None = None, bot: str | None = None, league: 
     try:
         if league is not None:
             ledger.league(league)
-        return [match_json(m) for m in ledger.matches(league_id=league, game=game, bot=bot, limit=limit, kind=kind)]
+        return [match_json(m) for m in ledger.matches(league_id=league, game=game, bot=bot, limit=limit, kind=kind,
+                                                      as_json=True)]
     except LedgerError as e:
         raise not_found(e) from None
 

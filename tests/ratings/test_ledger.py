@@ -8,6 +8,7 @@ does not run again). The tests of ``file_path`` are about the SQLite file itself
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from cardarena.ratings import FINISHED, RUNNING, SCHEDULED, Ledger, LedgerError, MatchPlan
+from cardarena.ratings.models import MatchInfo
 from cardarena.ratings import ledger as ledger_module
 from cardarena.ratings import rating as rules
 
@@ -634,3 +636,23 @@ def test_a_matchs_log_text_is_its_stored_json_cut_out_and_says_what_its_detail_s
         stored = zlib.decompress(c.execute(text("SELECT events FROM match_log WHERE match_id = :m"),
                                            {"m": match_id}).scalar())
     assert stored == b'{"format":1,"events":' + events_text + b"}"
+
+
+def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
+    """Ledger.matches and bot_page with ``as_json`` (issue 15.8: the web's listings build their
+    JSON straight from the rows, no MatchInfo made): each match's ``MatchInfo.to_json()``, the
+    same keys in the same order, for a finished match, a league's scheduled ones (no scores,
+    places or finish time) and a failed one."""
+    add_bots(led, "a", "b", "c")
+    play(led, ["a", "b", "c"], [2, 1, 3], seed=4, duration_s=1.5)
+    league_id = led.create_league(GAME, {"decks": 1}, {"rounds": 1},
+                                  [MatchPlan(0, i, 10 + i, ["b", "a"], duplicate_set=0) for i in range(2)])
+    led.fail_match(led.matches(league_id=league_id, limit=1)[0].id, "seat 1 never answered")
+    infos = led.matches(limit=None)
+    listed = led.matches(limit=None, as_json=True)
+    assert {m.status for m in infos} == {FINISHED, SCHEDULED, "failed"} and len(listed) == 3
+    assert listed == [m.to_json() for m in infos]
+    assert [list(d) for d in listed] == [list(m.to_json()) for m in infos]
+    assert list(listed[0]) == [f.name for f in dataclasses.fields(MatchInfo)]
+    assert led.bot_page("a", 2, as_json=True).recent == [m.to_json() for m in led.matches(bot="a", limit=2)]
+    assert led.matches(bot="c", as_json=True) == [infos[-1].to_json()]
