@@ -54,7 +54,10 @@ and the other wilds still to come (its points, and a card for every 13 of them);
 that need wilds to go into any meld (each counted once with the fewest any meld holding it
 takes: Q♥ two up to 4♥…9♥ on the table, 9♠ one beside 7♠) leave at least the cheapest of them
 the wilds to come cannot serve, among cards of different suits and ranks, which no meld holds
-together and so no wild serves twice; against four table runs or more, up to four such cards
+together and so no wild serves twice (two copies of a card, the only cards of its rank, each
+going into a meld without wilds alone but no two such melds holding one each, count so as one
+card wanting one wild: 10♦ 10♦ beside a single 9♦, both melded only as 10♦ 10♦ and a wild, since
+a run takes one copy of a card); against four table runs or more, up to four such cards
 are also parted into melds every way (all of one rank, or of one suit and different ranks,
 each taking at least what each of its cards takes without the others), and leave at least the
 cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
@@ -114,7 +117,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 
 JOKER = 52
 SET, RUN = "set", "run"
@@ -372,6 +375,18 @@ class _Solver:
         self._wants_memo: dict = {}  # by a card and the cards of its rank and suit absent
         #: the cards of each card's rank or suit (what :meth:`_want` looks at)
         self._kin = [rank_mask[rank[j]] | suit_mask[suit[j]] for j in range(n)]
+        #: the copies that meld together only with a wild to come (:meth:`_copy_pairs`), each
+        #: as a bit of its own above the cards and the bits of both copies; for :meth:`_short`
+        #: and :meth:`_demand`, the wants, costs, suits and ranks of the cards and then of these
+        self.pairs = copies = self._copy_pairs() if n > len(by_code) else ()
+        self._xwants, self._xcost, self._xsuit, self._xrank = wants, self.cost, suit, rank
+        if copies:
+            last = [b for _, b in copies]
+            self.pairs = [(1 << (n + t), (1 << a) | (1 << b)) for t, (a, b) in enumerate(copies)]
+            self._xwants = wants + [1] * len(last)
+            self._xcost = self.cost + [self.cost[j] for j in last]
+            self._xsuit = suit + [suit[j] for j in last]
+            self._xrank = rank + [rank[j] for j in last]
         # cards that can only stay, or go into a set of their rank: which of them a state
         # holds does not matter, only how many of each rank (the memo counts them)
         codes: dict[int, list] = {}
@@ -668,7 +683,8 @@ class _Solver:
         to come at most: the cards that no meld can take any more stay in hand; each group of
         cards apart from the table leaves at least what it leaves alone, and the other cards
         that need wilds leave at least what the wilds cannot serve (:meth:`_demand`; or all
-        of them, the groups apart included, if that says more). ``ts``: the table's runs
+        of them, the groups apart included, if that says more; two copies of
+        :meth:`_copy_pairs` both undecided want a wild together). ``ts``: the table's runs
         (:meth:`_state`; at the start if not given); ``alone``: which groups apart to solve
         alone (the dearest part of the bound): 2 the groups of the undecided cards (of fewer
         than three cards only as parts of the whole hand's), 1 only the parts of the whole
@@ -705,6 +721,9 @@ class _Solver:
         else:
             stuck_cost = 0
         wanting = mask & self.wanting & ~stuck
+        for bit, both in self.pairs:  # (copies that meld together only with a wild)
+            if mask & both == both and not stuck & both:
+                wanting |= bit
         if wanting:
             lb += self._demand(wanting, free)
         if apart & self.wanting:
@@ -755,6 +774,39 @@ class _Solver:
                     best = w
         return best
 
+    def _copy_pairs(self) -> list[tuple[int, int]]:
+        """The two copies of a card, the only cards of its rank (not the wild rank, no set of
+        it on the table), each going into a meld without wilds alone, but no two such melds
+        holding one copy each: each meld without wilds to come holds three of a run's places
+        around the copy, its naturals of the suit but the wild rank, or them up to a run on the
+        table; two such melds share none of its naturals (a run takes one copy of a card) and
+        not a run on the table (a copy at one end only). Both copies then meld only with a wild
+        to come: 10♦ 10♦ beside 9♦ alone of the diamonds near, with diamonds runs up to 8♦ and
+        7♦ on the table. Each pair as the indices of its copies, the lower first."""
+        rank, suit, isw = self.rank, self.suit, self.isw
+        pairs = []
+        for idx in self.by_code.values():
+            j = idx[0]
+            p, s = rank[j], suit[j]
+            if len(idx) != 2 or isw[j] or p in self.set_rank or self.wants[j] \
+                    or self._rank_mask[p].bit_count() != 2:
+                continue
+            count = [0] * 15
+            for x in range(len(rank)):
+                if suit[x] == s and not isw[x]:
+                    count[rank[x]] += 1
+            ways = [(None, (p - 2, p - 1)), (None, (p - 1, p + 1)), (None, (p + 1, p + 2))]
+            for t, m in enumerate(self._suit_runs[s]):
+                if p < m.low:
+                    ways.append((t, tuple(range(p + 1, m.low))))
+                elif p > m.high:
+                    ways.append((t, tuple(range(m.high + 1, p))))
+            ways = [w for w in ways if all(1 <= r <= 13 and count[r] for r in w[1])]
+            if not any((a is None or a != b) and all(count[r] >= (ra + rb).count(r) for r in ra)
+                       for (a, ra), (b, rb) in combinations_with_replacement(ways, 2)):
+                pairs.append((idx[0], idx[1]))
+        return pairs
+
     def _demand(self, wanting: int, free: int) -> int:
         """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
         to come (:meth:`_short`): each card that needs more stays, and of the cards of
@@ -764,7 +816,7 @@ class _Solver:
         hit = self._demand_memo.get((wanting, free))
         if hit is not None:
             return hit
-        wants, cost = self.wants, self.cost
+        wants, cost = self._xwants, self._xcost
         forced, short = self._short(wanting, free)
         out = must = sum(cost[j] for j in range(forced.bit_length()) if forced >> j & 1)
         if short:
@@ -780,7 +832,8 @@ class _Solver:
                 if w <= free and c < least:
                     least = c
             out += least
-        rest = wanting & ~forced  # (against four table runs or more, :meth:`_cover`)
+        rest = wanting & ~forced & self.all_mask  # (against four table runs or more,
+        # :meth:`_cover`; the cards alone, not the copies of :meth:`_copy_pairs`)
         if self.eager and 1 < rest.bit_count() <= _COVER:
             out = max(out, must + self._cover(rest, free))
         self._demand_memo[wanting, free] = out
@@ -878,7 +931,7 @@ class _Solver:
         hit = self._short_memo.get(key)
         if hit is not None:
             return hit
-        wants, suit, rank = self.wants, self.suit, self.rank
+        wants, suit, rank = self._xwants, self._xsuit, self._xrank
         forced = short = total = suits = ranks = 0
         m = wanting
         while m:
