@@ -58,10 +58,11 @@ bot's conduct and latency are its summary rows, one per game (``Ledger.bot_summa
 ledger's ``bot_summary``, derived from its finished seats and kept by ``record_match``,
 :mod:`cardarena.ratings.summary`), never its matches' details; a bot's state reads its own row
 only; a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
-part; and a listing's matches come as JSON built straight from their rows (``as_json``: no
-``MatchInfo`` made). Kept in memory, never stale: the rating tables of every game (as JSON rows), while the
-ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row) stays
-the same, checked with one query per request, so another process recording matches into the
+part; a listing's matches come as JSON built straight from their rows (``as_json``: no
+``MatchInfo`` made); and the routes take the ledger on the event loop (:func:`served_ledger`:
+no thread hop for it). Kept in memory, never stale: the rating tables of every game (as JSON
+rows), while the ledger's fingerprint (``Ledger.version``: the last recorded match and
+rating-history row) stays the same, checked with one query per request, so another process recording matches into the
 ledger is seen at the next request; each bot's rating line in a game while its number of rated
 matches there stays the same (:func:`lines`, with its history encoded once, ``Line``, the least
 recently used dropped past :data:`LINES_KEPT`); each bot's ``match_seconds`` while its number of
@@ -109,7 +110,16 @@ from ..games import UnknownGame, games as all_games, get as get_game
 from .app import ledger_of
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
-Ledger = Annotated[Any, Depends(ledger_of)]
+
+
+async def served_ledger(request: Request):
+    """The ledger the app serves (``app.ledger_of``) as an ``async`` dependency: FastAPI runs a
+    plain function's in a thread of the pool, a hop that costs a request as much as a small query
+    (issue 15.8); this one is read on the event loop."""
+    return ledger_of(request)
+
+
+Ledger = Annotated[Any, Depends(served_ledger)]
 ID_MAX = 2 ** 63 - 1  # past SQL's 64-bit integers a number is a bad parameter (422); under it, one the
 # ledger cannot hold (ratings.ledger.ID_MAX, 32 bits on PostgreSQL) is "no match N" (404), never a crash
 MatchId = Annotated[int, Path(ge=1, le=ID_MAX)]
