@@ -62,7 +62,8 @@ are also parted into melds every way (all of one rank, or of one suit and differ
 each taking at least what each of its cards takes without the others), and leave at least the
 cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
 Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two, Q♣ alone no meld: the
-J♣ stays). The whole hand is searched first with the budget of its lower bound (an arrangement
+J♣ stays), beside such copies of other suits and ranks each either left in hand or taking a
+wild of their own. The whole hand is searched first with the budget of its lower bound (an arrangement
 meeting it is the best, and the bounds make that search short), then, if there is none, with the
 budget of the higher bound that search proved, and only then with no budget. A state searched
 within its budget is memoised with its exact cost and its first choice that reaches it; one that
@@ -721,13 +722,16 @@ class _Solver:
         else:
             stuck_cost = 0
         wanting = mask & self.wanting & ~stuck
+        far = 0
         for bit, both in self.pairs:  # (copies that meld together only with a wild)
             if mask & both == both and not stuck & both:
                 wanting |= bit
+            elif apart & both == both:
+                far |= bit
         if wanting:
             lb += self._demand(wanting, free)
-        if apart & self.wanting:
-            lb = max(lb, self._demand(wanting | apart & self.wanting, free))
+        if apart & self.wanting or far:
+            lb = max(lb, self._demand(wanting | apart & self.wanting | far, free))
         return stuck_cost + lb
 
     def _wants(self) -> list[int]:
@@ -833,11 +837,48 @@ class _Solver:
                     least = c
             out += least
         rest = wanting & ~forced & self.all_mask  # (against four table runs or more,
-        # :meth:`_cover`; the cards alone, not the copies of :meth:`_copy_pairs`)
+        # :meth:`_cover`; the cards alone, and the copies of :meth:`_copy_pairs` beside them)
         if self.eager and 1 < rest.bit_count() <= _COVER:
-            out = max(out, must + self._cover(rest, free))
+            copies = wanting & ~forced & ~self.all_mask
+            out = max(out, must + (self._cover_copies(rest, copies, free) if copies
+                                   else self._cover(rest, free)))
         self._demand_memo[wanting, free] = out
         return out
+
+    def _cover_copies(self, wanting: int, copies: int, free: int) -> int:
+        """:meth:`_cover` of the cards ``wanting`` beside the ``copies`` of :meth:`_copy_pairs`
+        (their bits above the cards) that share no suit nor rank with them nor with each other
+        (so no meld holds a copy and another of these cards, and no wild serves both): each
+        such pair either leaves a copy in hand or takes a wild the others do not get, the
+        cheapest way. 9♦ 9♦ beside a single 8♦ with J♣ Q♣ Q♣ and two wilds to come: the 9♦s
+        take one wild together, and then one of J♣ Q♣ Q♣ stays (they take two), or a 9♦ stays."""
+        suit, rank, cost = self._xsuit, self._xrank, self._xcost
+        suits = ranks = 0
+        m = wanting
+        while m:
+            j = (m & -m).bit_length() - 1
+            m &= m - 1
+            suits |= 1 << suit[j]
+            ranks |= 1 << rank[j]
+        apart = []
+        m = copies
+        while m:
+            j = m.bit_length() - 1
+            m ^= 1 << j
+            if not (suits >> suit[j] & 1 or ranks >> rank[j] & 1):
+                suits |= 1 << suit[j]
+                ranks |= 1 << rank[j]
+                apart.append(cost[j])
+        best = _INF
+        for stay in range(1 << len(apart)):
+            melded = len(apart) - stay.bit_count()
+            if melded <= free:
+                c = sum(ct for t, ct in enumerate(apart) if stay >> t & 1)
+                if c < best:
+                    c += self._cover(wanting, free - melded)
+                    if c < best:
+                        best = c
+        return best
 
     def _cover(self, wanting: int, free: int) -> int:
         """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
