@@ -63,17 +63,17 @@ each taking at least what each of its cards takes without the others), and leave
 cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
 Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two, Q♣ alone no meld: the
 J♣ stays), beside such copies of other suits and ranks each either left in hand or taking a
-wild of their own. The whole hand is searched first with the budget of its lower bound (an arrangement
-meeting it is the best, and the bounds make that search short), then, if there is none, with the
-budget of the higher bound that search proved, and only then with no budget. A state searched
-within its budget is memoised with its exact cost and its first choice that reaches it; one that
-cannot stay within its budget, with the lower bound the search proved. States are kept canonical so
-that the memo knows them again: slack and margins beyond the wilds still free are dropped; a table
-run that no undecided card can reach any more is folded into the slack (with its wild limit
-checked), and one extended upwards at once (lower cards come first); twin runs (the same suit and
-state) are tried once; the room below a run that no card can reach from below counts only up to the
-wilds still free, and not at all once the slack is full; and cards that can only stay in hand or go
-into a set of their rank are counted by rank, not named.
+wild of their own. The whole hand is searched first with the budget of its lower bound (an
+arrangement meeting it is the best, and the bounds make that search short), then, if there is
+none, with the budget of the higher bound that search proved, and only then with no budget.
+A state searched within its budget is memoised with its exact cost and its first choice that
+reaches it; one that cannot stay within its budget, with the lower bound the search proved.
+States are kept canonical so that the memo knows them again: slack and margins beyond the wilds
+still free are dropped; a table run that no undecided card can reach any more is folded into the
+slack (with its wild limit checked), and one extended upwards at once (lower cards come first);
+twin runs (the same suit and state) are tried once; the room below a run that no card can reach
+from below counts only up to the wilds still free, and not at all once the slack is full; and cards
+that can only stay in hand or go into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
