@@ -60,31 +60,30 @@ ledger's ``bot_summary``, derived from its finished seats and kept by ``record_m
 only; a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
 part; a listing's matches come as JSON built straight from their rows (``as_json``: no
 ``MatchInfo`` made); and the routes take the ledger on the event loop (:func:`served_ledger`:
-no thread hop for it). Kept in memory, never stale: the rating tables of every game (as JSON
-rows), while the ledger's fingerprint (``Ledger.version``: the last recorded match and
-rating-history row) stays the same, checked with one query per request, so another process recording matches into the
+no thread hop for it). Kept in memory, never stale: the rating tables of every game (as JSON rows),
+while the ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row)
+stays the same, checked with one query per request, so another process recording matches into the
 ledger is seen at the next request; each bot's rating line in a game while its number of rated
 matches there stays the same (:func:`lines`, with its history encoded once, ``Line``, the least
 recently used dropped past :data:`LINES_KEPT`); each bot's ``match_seconds`` while its number of
 finished seats stays the same (:func:`match_seconds`: its durations are a row of each of its
-matches, the one read that grows with them; past :data:`SECONDS_KEPT`); and a *finished*
-match's encoded answer and page (:func:`keep_answer`, by match id, the least recently used
-dropped past :data:`ANSWERS_KEPT` bytes): a finished match never changes (``recompute`` gives
-its rating changes the same numbers again); a match not yet finished is never kept; and, in
-the same budget, a leaderboard page as drawn, under the ledger's fingerprint, its bots' states
-(read afresh each time, one query) and the ladder (``pages._board``). A kept rating line is
-one array of floats, its charts drawn once (:class:`Line`): what the cache keeps must cost the
-garbage collector's full passes little, or their pauses become the p99. Nothing else is
-cached: the rest of a bot's page is read afresh each time (its recent matches change status
-without a new rating). Answers are encoded straight to JSON (:func:`encoded`: pydantic-core's
-``to_json``, 6 to 8 times the standard library's speed; orjson, measured too, would save another
-0.2 ms a bot's answer for one more dependency, and FastAPI deprecates its ``ORJSONResponse``), not
-through FastAPI's per-field encoder, which would take most of a long match's time; what is
-already JSON is not encoded again (:func:`spliced`): a bot's answer takes its lines' encoded
-histories (:func:`bot_answer`), a finished match's its steps and events as the ledger stores
-them (:func:`match_answer`, ``Ledger.match_log_text``: the same JSON, non-ASCII characters
-escaped), so a long match's answer costs its log's decoding (for the play-by-play), not its
-encoding too.
+matches, the one read that grows with them; past :data:`SECONDS_KEPT`); and a *finished* match's
+encoded answer and page (:func:`keep_answer`, by match id, the least recently used dropped past
+:data:`ANSWERS_KEPT` bytes): a finished match never changes (``recompute`` gives its rating changes
+the same numbers again); a match not yet finished is never kept; and, in the same budget, a
+leaderboard page as drawn, under the ledger's fingerprint, its bots' states (read afresh each time,
+one query) and the ladder (``pages._board``). A kept rating line is one array of floats, its charts
+drawn once (:class:`Line`): what the cache keeps must cost the garbage collector's full passes
+little, or their pauses become the p99. Nothing else is cached: the rest of a bot's page is read
+afresh each time (its recent matches change status without a new rating). Answers are encoded
+straight to JSON (:func:`encoded`: pydantic-core's ``to_json``, 6 to 8 times the standard library's
+speed; orjson, measured too, would save another 0.2 ms a bot's answer for one more dependency, and
+FastAPI deprecates its ``ORJSONResponse``), not through FastAPI's per-field encoder, which would
+take most of a long match's time; what is already JSON is not encoded again (:func:`spliced`): a
+bot's answer takes its lines' encoded histories (:func:`bot_answer`), a finished match's its steps
+and events as the ledger stores them (:func:`match_answer`, ``Ledger.match_log_text``: the same
+JSON, non-ASCII characters escaped), so a long match's answer costs its log's decoding (for the
+play-by-play), not its encoding too.
 """
 from __future__ import annotations
 
