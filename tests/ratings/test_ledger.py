@@ -22,9 +22,9 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from cardarena.ratings import FINISHED, RUNNING, SCHEDULED, Ledger, LedgerError, MatchPlan
-from cardarena.ratings.models import MatchInfo
 from cardarena.ratings import ledger as ledger_module
 from cardarena.ratings import rating as rules
+from cardarena.ratings.models import MatchInfo
 
 GAME = "sixth-card"
 
