@@ -90,7 +90,8 @@ def assert_unaffected(played: Played, bad: str) -> None:
         assert m.status == "finished"
         for seat, bot in enumerate(m.bots):
             if bot != bad:
-                assert m.faults[seat] == 0 and not m.forfeited[seat], f"match {m.id}: {bot} is unaffected"
+                why = [f for f in m.result_details.get("faults", []) if f["seat"] == seat]
+                assert m.faults[seat] == 0 and not m.forfeited[seat], f"match {m.id}: {bot} is unaffected: {why}"
     assert played.ledger.check() == []
 
 

@@ -19,7 +19,7 @@ import logging
 from conductkit import RANDOM, assert_unaffected, bot_script, league
 
 from cardarena.server import procs
-from cardarena.server.referee import FLOOD_BURST, Referee, TimeControl
+from cardarena.server.referee import FLOOD_BURST, FLOOD_RATE, Referee, TimeControl
 from cardarena.server.service import start_server
 
 
@@ -28,7 +28,7 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
     caplog.set_level(logging.INFO, logger="cardarena")
     grace = 1.0
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
-    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.5, grace=grace, env={"CARDARENA_STALL": "0.9"})
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=1.0, grace=grace, env={"CARDARENA_STALL": "0.9"})
     assert_unaffected(played, "staller")
     seats = played.seats_of("staller")
     assert len(seats) == 9
@@ -48,7 +48,7 @@ def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path, ledger_url):
     forfeits after max_reconnects + 1 new streams while a decision of the match waited."""
     cap = 3
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"staller": bot_script("staller.py")}
-    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.5, grace=10.0, max_reconnects=cap,
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=1.0, grace=10.0, max_reconnects=cap,
                     env={"CARDARENA_STALL": "0.05"})
     assert_unaffected(played, "staller")
     for m, seat in played.seats_of("staller"):
@@ -61,7 +61,7 @@ def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(t
     send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
     n = 220
     bots = {"late": bot_script("late_once.py"), "random": RANDOM}
-    played = league(tmp_path, bots, db=ledger_url(), seats=2, move=0.3, matches=n, concurrency=8, timeout=240)
+    played = league(tmp_path, bots, db=ledger_url(), seats=2, move=1.0, matches=n, concurrency=20, timeout=240)
     assert_unaffected(played, "late")
     seats = played.seats_of("late")
     assert len(seats) == n
@@ -99,7 +99,7 @@ def test_a_bot_that_stops_reading_is_cut_off_and_forfeits(tmp_path, ledger_url, 
     caplog.set_level(logging.INFO, logger="cardarena")
     referee = Referee(outbox=(20, 256 * 1024))
     bots = {f"good-{i}": RANDOM for i in (1, 2, 3)} | {"deaf": bot_script("non_reader.py")}
-    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=0.3, grace=0.5, referee=referee, matches=24,
+    played = league(tmp_path, bots, db=ledger_url(), seats=3, move=1.0, grace=0.5, referee=referee, matches=24,
                     options={"rounds": 2})
     assert_unaffected(played, "deaf")
     assert "bot deaf" in caplog.text and "does not read its stream" in caplog.text
@@ -142,11 +142,18 @@ def test_a_second_stream_of_a_bot_replaces_the_first_and_the_sdk_exits_non_zero(
     assert f"a new stream from {new_peer} replaces its stream from {old_peer}" in caplog.text
 
 
-def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tmp_path, caplog):
+def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tmp_path, caplog, monkeypatch):
     """Bytes that are no BotMessage used to end in grpc's own traceback per message (a 40 s flood
     wrote 17 MB of log). Now each is a malformed message: a flood of them closes the stream with
-    RESOURCE_EXHAUSTED after the burst, and the log says so in a few rate-limited lines."""
+    RESOURCE_EXHAUSTED after the burst, and the log says so in a few rate-limited lines.
+
+    The bucket does not refill here (rate 0): at FLOOD_RATE a loaded machine that takes more than
+    0.1 s to read the 201 messages lets one more through, and a write after the close would fail
+    locally as INTERNAL. The refill is the next test's."""
     import grpc
+
+    from cardarena.server import referee as referee_module
+    monkeypatch.setattr(referee_module, "FLOOD_RATE", 0.0)
 
     caplog.set_level(logging.INFO, logger="cardarena")
     caplog.set_level(logging.INFO, logger="grpc")
@@ -186,3 +193,21 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
     assert "Traceback" not in caplog.text and "deserializ" not in caplog.text.lower()
     lines = [r for r in caplog.records if "does not decode as a BotMessage" in r.getMessage()]
     assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for {FLOOD_BURST + 1} undecodable messages"
+
+
+def test_the_flood_bucket_forgives_a_burst_and_then_refills_at_its_rate(monkeypatch):
+    """The flood rule (referee module docstring): ``FLOOD_BURST`` unusable messages at once, then
+    ``FLOOD_RATE`` a second, never a lifetime total."""
+    from types import SimpleNamespace
+
+    from cardarena.server import referee as referee_module
+    now = [100.0]
+    monkeypatch.setattr(referee_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    bucket = referee_module._Bucket(FLOOD_RATE, FLOOD_BURST)
+    assert all(bucket.take() for _ in range(FLOOD_BURST)) and not bucket.take()
+    now[0] += 0.6 / FLOOD_RATE
+    assert not bucket.take(), "part of a token is not a message"
+    now[0] += 0.6 / FLOOD_RATE
+    assert bucket.take() and not bucket.take(), "one token a 1/FLOOD_RATE s"
+    now[0] += 3600
+    assert sum(bucket.take() for _ in range(2 * FLOOD_BURST)) == FLOOD_BURST, "refilled to the burst, no more"
