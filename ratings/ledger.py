@@ -109,7 +109,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -656,11 +656,11 @@ class Ledger:
                 raise LedgerError(f"no bot named {name!r}")
             bot_id, name, created, owner, paused, until, reason = row
             version = tuple(conn.execute(_VERSION).one())
-            listed = conn.execute(_matches_statement(False, False, False, False, True, True),
-                                  {"bot_id": bot_id, "limit": recent}).all()
+            q, params = _matches_statement(False, False, False, False, True, True), {"bot_id": bot_id, "limit": recent}
             return BotPage(BotInfo(bot_id, name, created, owner),
                            BotState(name, owner, bool(paused), _aware(until), reason),
-                           self._infos(session, listed, as_json=as_json),
+                           _listed_sqlite(conn, q, params) if as_json and self._sqlite
+                           else self._infos(session, conn.execute(q, params).all(), as_json=as_json),
                            self._summaries(conn, bot_id), self._durations(conn, bot_id) if durations else None,
                            version)
 
@@ -1158,6 +1158,8 @@ class Ledger:
             params = {"league_id": league_id, "game": game, "status": status, "kind": kind, "limit": limit}
             if bot is not None:
                 params["bot_id"] = self._bot_id(session, bot)
+            if as_json and self._sqlite:
+                return _listed_sqlite(conn, q, params)
             rows = conn.execute(q, params).all()
             return self._infos(session, rows, as_json=as_json)
 
@@ -1458,6 +1460,55 @@ def _matches_statement(league: bool, game: bool, status: bool, kind: bool, bot: 
         q = q.where(_match.id.in_(select(_seat.match_id).where(_seat.bot_id == bindparam("bot_id"))))
     q = q.order_by(_match.id.desc())
     return q.limit(bindparam("limit", type_=Integer)) if limited else q
+
+
+@functools.cache
+def _sqlite_text(statement) -> tuple[str, tuple[str, ...], dict]:
+    """A statement compiled once for SQLite's own driver (:func:`_listed_sqlite`): its text,
+    its parameters' names in their order, and the values SQLAlchemy gives those it made."""
+    from sqlalchemy.dialects import sqlite
+    compiled = statement.compile(dialect=sqlite.dialect())
+    return str(compiled), tuple(compiled.positiontup), dict(compiled.params)
+
+
+#: The seats of listed matches on SQLite (:func:`_listed_sqlite`): their ids as one JSON array.
+_LISTED_SEATS_SQLITE = _LISTED_SEATS_OF.where(
+    _seat.match_id.in_(select(func.json_each(bindparam("ids")).table_valued("value").c.value)))
+
+
+def _iso_utc(stored: str | None) -> str | None:
+    """A time as SQLite holds it, in ISO 8601 as UTC: what SQLAlchemy's reading of it
+    (``UTCDateTime``: naive means UTC) and ``isoformat()`` give."""
+    if stored is None:
+        return None
+    when = datetime.fromisoformat(stored)
+    return (when.replace(tzinfo=timezone.utc) if when.utcoffset() is None else when.astimezone(timezone.utc)).isoformat()
+
+
+def _listed_sqlite(conn, statement, params: dict) -> list[dict]:
+    """``Ledger.matches(..., as_json=True)`` on SQLite: the statement's rows (:data:`_LISTED`)
+    and their seats read through SQLite's own driver, in the session's transaction, without
+    SQLAlchemy's rows and type conversions (most of a listing's time on SQLite: issue 15.8;
+    tests/ratings/test_ledger.py holds the answers equal to ``MatchInfo.to_json()``)."""
+    driver = conn.connection.driver_connection
+    sql, names, made = _sqlite_text(statement)
+    values = made | params
+    rows = driver.execute(sql, tuple(values[n] for n in names)).fetchall()
+    if not rows:
+        return []
+    seats_sql, seat_names, _ = _sqlite_text(_LISTED_SEATS_SQLITE)
+    seats: dict[int, list] = defaultdict(list)
+    for match_id, _seat_no, name, score, place in driver.execute(seats_sql, (json.dumps([r[0] for r in rows]),)):
+        seats[match_id].append((name, score, place))
+    out = []
+    for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
+            finished_at, fail_reason, kind in rows:
+        at = seats[match_id]
+        d = listed_json(match_id, game, seed, json.loads(options), status, [s[0] for s in at], [s[1] for s in at],
+                        [s[2] for s in at], league_id, round_, position, duplicate_set, None, None, fail_reason, kind)
+        d["created_at"], d["finished_at"] = _iso_utc(created_at), _iso_utc(finished_at)
+        out.append(d)
+    return out
 
 
 @functools.cache

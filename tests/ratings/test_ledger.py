@@ -642,12 +642,15 @@ def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
     """Ledger.matches and bot_page with ``as_json`` (issue 15.8: the web's listings build their
     JSON straight from the rows, no MatchInfo made): each match's ``MatchInfo.to_json()``, the
     same keys in the same order, for a finished match, a league's scheduled ones (no scores,
-    places or finish time) and a failed one."""
+    places or finish time) and a failed one. On SQLite a listing reads its rows through the
+    driver itself (ledger ``_listed_sqlite``), its times and options converted by hand."""
     add_bots(led, "a", "b", "c")
     play(led, ["a", "b", "c"], [2, 1, 3], seed=4, duration_s=1.5)
     league_id = led.create_league(GAME, {"decks": 1}, {"rounds": 1},
                                   [MatchPlan(0, i, 10 + i, ["b", "a"], duplicate_set=0) for i in range(2)])
     led.fail_match(led.matches(league_id=league_id, limit=1)[0].id, "seat 1 never answered")
+    with led.engine.begin() as c:  # a time on a whole second: isoformat() leaves out its microseconds
+        c.execute(text("UPDATE match SET created_at = '2026-01-01 00:00:30.000000' WHERE id = 1"))
     infos = led.matches(limit=None)
     listed = led.matches(limit=None, as_json=True)
     assert {m.status for m in infos} == {FINISHED, SCHEDULED, "failed"} and len(listed) == 3
@@ -656,3 +659,6 @@ def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
     assert list(listed[0]) == [f.name for f in dataclasses.fields(MatchInfo)]
     assert led.bot_page("a", 2, as_json=True).recent == [m.to_json() for m in led.matches(bot="a", limit=2)]
     assert led.matches(bot="c", as_json=True) == [infos[-1].to_json()]
+    assert infos[-1].to_json()["created_at"] == "2026-01-01T00:00:30+00:00"
+    add_bots(led, "d")
+    assert led.matches(bot="d", as_json=True) == [] and led.matches(game="scout", as_json=True) == []
