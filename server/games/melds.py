@@ -62,8 +62,10 @@ are also parted into melds every way (all of one rank, or of one suit and differ
 each taking at least what each of its cards takes without the others), and leave at least the
 cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
 Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two, Q♣ alone no meld: the
-J♣ stays), beside such copies of other suits and ranks each either left in hand or taking a
-wild of their own. The whole hand is searched first with the budget of its lower bound (an
+J♣ stays), beside such copies of other ranks, and of other suits or too far from the cards
+of theirs for a run to hold both (8♣ 8♣ beside Q♣ with one wild to come, no 9♣ 10♣ J♣ in hand
+nor a clubs run between them on the table), each either left in hand or taking a wild of their
+own. The whole hand is searched first with the budget of its lower bound (an
 arrangement meeting it is the best, and the bounds make that search short), then, if there is
 none, with the budget of the higher bound that search proved, and only then with no budget.
 A state searched within its budget is memoised with its exact cost and its first choice that
@@ -337,23 +339,25 @@ class _Solver:
                 self.set_rank.setdefault(m.key, t)
                 base_slack += m.naturals - m.wilds
                 continue
-            lo, hi, relevant = m.low, m.high, False
+            lo, hi, margin = m.low, m.high, m.naturals - m.wilds
             # (its wilds never outnumber its naturals: with every card of its suit beyond it
             # laid onto it, the others between the card and it among them, it pays for at most
             # this many wilds up to a card, so a card farther off never reaches it)
             beyond = suit_mask[m.key] & ~(above[lo - 1] & ~above[hi])
-            reach = m.naturals - m.wilds + 2 * beyond.bit_count() - 1
-            for j in range(n):
+            reach = margin + 2 * beyond.bit_count() - 1
+            bits = beyond
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                j = low.bit_length() - 1
                 r = rank[j]
-                if suit[j] == m.key and not lo <= r <= hi:
-                    relevant = True
-                    w = lo - r - 1 if r < lo else r - hi - 1
-                    if w < gap[j] and w <= reach:
-                        gap[j] = w
-            if relevant:
+                w = lo - r - 1 if r < lo else r - hi - 1
+                if w < gap[j] and w <= reach:
+                    gap[j] = w
+            if beyond:
                 self.runs.append(t)
             else:
-                base_slack += max(0, min(m.naturals - m.wilds, 13 - len(m.cards)))
+                base_slack += max(0, min(margin, 13 - len(m.cards)))
         self.base_slack = base_slack
         self.ts0 = tuple((self.table[t].key, self.table[t].low, self.table[t].high,
                           self.table[t].naturals - self.table[t].wilds) for t in self.runs)
@@ -363,10 +367,14 @@ class _Solver:
         self._gap = gap
         self._rank_mask = rank_mask
         self._levels: dict[int, tuple] = {}  # by the wilds still free
-        #: the table's runs of each suit (:meth:`_want`)
-        self._suit_runs: list[list[Meld]] = [[], [], [], []]
+        #: the table's runs of each suit (:meth:`_want`, :meth:`_copy_pairs`), each as its low
+        #: and high ranks, its margin (naturals less wilds) and the cards of its suit beyond it
+        self._suit_runs: list[list[tuple[int, int, int, int]]] = [[], [], [], []]
         for t in self.runs:
-            self._suit_runs[self.table[t].key].append(self.table[t])
+            m = self.table[t]
+            self._suit_runs[m.key].append((m.low, m.high, m.naturals - m.wilds,
+                                           ~(above[m.low - 1] & ~above[m.high])))
+        self._suit_ranks: dict[int, tuple[int, int]] = {}  # (:meth:`_ranks`)
         #: the fewest wilds any meld holding each card needs, and the cards needing some
         self.wants = wants = self._wants()
         self.wanting = sum(1 << j for j in range(n) if wants[j])
@@ -374,6 +382,7 @@ class _Solver:
         self._short_memo: dict = {}  # the same (:meth:`_short`)
         self._parts_memo: dict = {}  # by the cards wanting wilds kept and left to part
         self._wants_memo: dict = {}  # by a card and the cards of its rank and suit absent
+        self._meets_memo: dict = {}  # (:meth:`_meets`)
         #: the cards of each card's rank or suit (what :meth:`_want` looks at)
         self._kin = [rank_mask[rank[j]] | suit_mask[suit[j]] for j in range(n)]
         #: the copies that meld together only with a wild to come (:meth:`_copy_pairs`), each
@@ -754,29 +763,36 @@ class _Solver:
         if count >= 3:
             return 0
         best = 1 if count == 2 else _INF
-        present = natural = 0  # the ranks of its suit in the hand (bit r); the same but the
-        mine = self.suit_mask[s] & ~absent  # wild rank
-        bits = mine
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            x = low.bit_length() - 1
-            present |= 1 << rank[x]
-            if not isw[x]:
-                natural |= 1 << rank[x]
+        mine = self.suit_mask[s] & ~absent
+        present, natural = self._ranks(mine)
         w = _run_wants(present, natural)[p]
         if w < best:
             best = w
-        above = self.above
-        for m in self._suit_runs[s]:  # up to a run on the table (the cards between laid too)
-            if not m.low <= p <= m.high:
-                a, b = (p, m.low) if p < m.low else (m.high, p)
+        for lo, hi, margin, beyond in self._suit_runs[s]:  # up to a run on the table (the
+            if not lo <= p <= hi:  # cards between laid too)
+                a, b = (p, lo) if p < lo else (hi, p)
                 w = b - a - 1 - (natural >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
                 # (R4 on the run: the naturals it could gain, the cards of its suit beyond it)
-                pays = (mine & ~(above[m.low - 1] & ~above[m.high])).bit_count()
-                if w < best and w <= m.naturals - m.wilds + pays:
+                if w < best and w <= margin + (mine & beyond).bit_count():
                     best = w
         return best
+
+    def _ranks(self, cards: int) -> tuple[int, int]:
+        """The ranks of the ``cards`` (bits r), and the same but the wild rank. Memoised."""
+        out = self._suit_ranks.get(cards)
+        if out is None:
+            rank, isw = self.rank, self.isw
+            present = natural = 0
+            bits = cards
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                x = low.bit_length() - 1
+                present |= 1 << rank[x]
+                if not isw[x]:
+                    natural |= 1 << rank[x]
+            out = self._suit_ranks[cards] = present, natural
+        return out
 
     def _copy_pairs(self) -> list[tuple[int, int]]:
         """The two copies of a card, the only cards of its rank (not the wild rank, no set of
@@ -800,11 +816,11 @@ class _Solver:
                 if suit[x] == s and not isw[x]:
                     count[rank[x]] += 1
             ways = [(None, (p - 2, p - 1)), (None, (p - 1, p + 1)), (None, (p + 1, p + 2))]
-            for t, m in enumerate(self._suit_runs[s]):
-                if p < m.low:
-                    ways.append((t, tuple(range(p + 1, m.low))))
-                elif p > m.high:
-                    ways.append((t, tuple(range(m.high + 1, p))))
+            for t, (lo, hi, _, _) in enumerate(self._suit_runs[s]):
+                if p < lo:
+                    ways.append((t, tuple(range(p + 1, lo))))
+                elif p > hi:
+                    ways.append((t, tuple(range(hi + 1, p))))
             ways = [w for w in ways if all(1 <= r <= 13 and count[r] for r in w[1])]
             if not any((a is None or a != b) and all(count[r] >= (ra + rb).count(r) for r in ra)
                        for (a, ra), (b, rb) in combinations_with_replacement(ways, 2)):
@@ -847,27 +863,31 @@ class _Solver:
 
     def _cover_copies(self, wanting: int, copies: int, free: int) -> int:
         """:meth:`_cover` of the cards ``wanting`` beside the ``copies`` of :meth:`_copy_pairs`
-        (their bits above the cards) that share no suit nor rank with them nor with each other
-        (so no meld holds a copy and another of these cards, and no wild serves both): each
-        such pair either leaves a copy in hand or takes a wild the others do not get, the
-        cheapest way. 9♦ 9♦ beside a single 8♦ with J♣ Q♣ Q♣ and two wilds to come: the 9♦s
-        take one wild together, and then one of J♣ Q♣ Q♣ stays (they take two), or a 9♦ stays."""
+        (their bits above the cards) that share no rank with them nor with each other, nor a
+        suit unless no run can hold both with the wilds to come (:meth:`_meets`), so no meld
+        holds a copy and another of these cards, and no wild serves both: each such pair
+        either leaves a copy in hand or takes a wild the others do not get, the cheapest way.
+        9♦ 9♦ beside a single 8♦ with J♣ Q♣ Q♣ and two wilds to come: the 9♦s take one wild
+        together, and then one of J♣ Q♣ Q♣ stays (they take two), or a 9♦ stays; 8♣ 8♣ beside
+        Q♣ and 9♦ with one wild to come, no 9♣ 10♣ J♣: two of an 8♣, Q♣ and 9♦ stay."""
         suit, rank, cost = self._xsuit, self._xrank, self._xcost
-        suits = ranks = 0
+        ranks = 0
+        near = [0, 0, 0, 0]  # the ranks of each suit among them (bit r)
         m = wanting
         while m:
             j = (m & -m).bit_length() - 1
             m &= m - 1
-            suits |= 1 << suit[j]
+            near[suit[j]] |= 1 << rank[j]
             ranks |= 1 << rank[j]
         apart = []
         m = copies
         while m:
             j = m.bit_length() - 1
             m ^= 1 << j
-            if not (suits >> suit[j] & 1 or ranks >> rank[j] & 1):
-                suits |= 1 << suit[j]
-                ranks |= 1 << rank[j]
+            s, p = suit[j], rank[j]
+            if not ranks >> p & 1 and not (near[s] and self._meets(s, p, near[s], free)):
+                near[s] |= 1 << p
+                ranks |= 1 << p
                 apart.append(cost[j])
         best = _INF
         for stay in range(1 << len(apart)):
@@ -879,6 +899,33 @@ class _Solver:
                     if c < best:
                         best = c
         return best
+
+    def _meets(self, s: int, p: int, others: int, free: int) -> bool:
+        """Whether a run of suit ``s`` can hold rank ``p`` and one of the ranks ``others``
+        (bits) with ``free`` wilds to come: the places between them that no natural card of
+        the hand fills (of the suit, not of the wild rank), nor one run on the table lying
+        between them, are wild. Q♣ and 8♣, no 9♣ 10♣ J♣ in hand nor on the table between
+        them, one wild to come: no run holds both."""
+        key = (s, p, others, free)
+        hit = self._meets_memo.get(key)
+        if hit is None:
+            natural = self._ranks(self.suit_mask[s])[1]
+            hit = False
+            for r in range(1, 14):
+                if others >> r & 1:
+                    a, b = (p, r) if p < r else (r, p)
+                    inner = (1 << b) - (2 << a)  # (the ranks between, as bits)
+                    w = b - a - 1 - (natural & inner).bit_count()
+                    for lo, hi, _, _ in self._suit_runs[s]:
+                        if a < lo and hi < b:
+                            span = (2 << hi) - (1 << lo)
+                            w = min(w, b - a - 1 - (hi - lo + 1)
+                                    - (natural & inner & ~span).bit_count())
+                    if w <= free:
+                        hit = True
+                        break
+            self._meets_memo[key] = hit
+        return hit
 
     def _cover(self, wanting: int, free: int) -> int:
         """A lower bound of what the cards ``wanting`` leave for want of wilds, ``free`` of them
@@ -1199,8 +1246,14 @@ class _Solver:
         if left not in self._met:  # or more)
             self._met.add(left)
             alone = 1 if self.eager else 0
-        # (a choice costing the lower bound wins)
-        least = self.floor(mask, self._free(mask, need, q), ts, alone)
+        # (a choice costing the lower bound wins; without the groups apart, the bound known)
+        free = self.jokers + q + (mask & self.wmask).bit_count() - need
+        if alone and self.apart:
+            least = self.floor(mask, free, ts, alone)
+        else:
+            least = self._floors.get((mask, free))
+            if least is None:
+                least = self._floors[mask, free] = self.floor(mask, free, None, 0)
         if least > budget:
             self.bounds[key] = least
             return least

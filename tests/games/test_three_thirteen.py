@@ -1240,3 +1240,25 @@ def test_R4_R6_a_card_too_far_for_a_table_runs_naturals_is_bounded_as_staying():
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 12 + 1
     best = _check_against_brute_force(hand, 10, table)
     assert C("QD")[0] in best.deadwood
+
+
+def test_R4_R6_two_copies_too_far_from_a_card_of_their_suit_take_a_wild_of_their_own():
+    """R4, R6 (Kings wild, issue 14): 8♣ 8♣ with 2♣…7♣ on the table meld together only with a
+    wild (8♣ 8♣ K: a run takes one copy), as Q♣ does (onto 8♣ 9♣ 10♣, the K for J♣) and 9♦
+    (onto 5♦ 6♦ 7♦ or J♦ Q♦ K♦); the copies share a suit with Q♣, but no run holds an 8♣ and
+    the Q♣ with one wild to come (no 9♣ 10♣ J♣ in hand, no clubs run between them on the
+    table), so no wild serves both and the K serves one of the three: the lower bound counts
+    the two cheapest left, an 8♣ and the 9♦ (17 points, two cards; it counted the 9♦ alone,
+    the copies sharing the Q♣'s suit). The arrangement lays an 8♣ onto 2♣…7♣ and Q♣ K onto
+    8♣ 9♣ 10♣, and leaves exactly the other 8♣ and the 9♦. (It made KNOWN_SLOW's twelve-melds hand, bench/engine.py, whose 8♣ 8♣
+    stay beside Q♣, ~6-7 ms -> ~1 ms.)"""
+    from cardarena.server.games.melds import _Solver
+
+    hand = C("8C 8C 9D QC KS")
+    table = [Meld(RUN, 0, 2, tuple(C("2C 3C 4C 5C 6C 7C"))), Meld(RUN, 0, 8, tuple(C("8C 9C 10C"))),
+             Meld(RUN, 1, 5, tuple(C("5D 6D 7D"))), Meld(RUN, 1, 11, tuple(C("JD QD KD")))]
+    s = _Solver(hand, 13, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 17 + 2
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.points == 17 and best.deadwood == tuple(C("8C 9D"))
+    assert best.layoffs == (LayOff(0, (), tuple(C("8C"))), LayOff(1, (), tuple(C("KS QC"))))
