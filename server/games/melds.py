@@ -1539,7 +1539,7 @@ class _Solver:
         else:
             hit = memo[key] = [-1, _INF]
         res = False
-        if not self.floor(mask, free):  # (else a card stays)
+        if not self._stays(mask, free):
             runs, melds = self.out_options(mask, free)
             i = (mask & -mask).bit_length() - 1
             if self.isw[i] and self.full(mask ^ (1 << i), need, q + 1, slack):
@@ -1554,6 +1554,21 @@ class _Solver:
         else:
             hit[0] = slack
         return res
+
+    def _stays(self, mask: int, free: int) -> bool:
+        """Whether a card of ``mask`` stays with ``free`` wilds to come (0 to the wilds there
+        are): whether :meth:`floor` is above 0 (a card no meld can take, or the cards wanting
+        wilds leaving one), found without its sums."""
+        if self.apart:
+            return self.floor(mask, free) > 0
+        level = self._levels.get(free) or self._level(free)
+        if mask & level[1] and (level[0].get(mask) or self._stuck(mask, level))[1]:
+            return True
+        wanting = mask & self.wanting
+        for bit, both in self.pairs:  # (copies that meld together only with a wild)
+            if mask & both == both:
+                wanting |= bit
+        return bool(wanting) and self._demand(wanting, free) > 0
 
     def pool_fits(self, need: int, q: int, slack: int, jokers: int) -> bool:
         """Whether the wild pool (``q`` wild-rank cards and ``jokers``) fills the
