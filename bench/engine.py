@@ -31,7 +31,12 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   diamonds runs, about 60 ms: these three until the lower bound parted the cards wanting wilds
   into melds every way; and three that climbs against that solver found, two where each card
   wants no wild but one of two copies of a card stays, about 6-14 ms until the lower bound
-  knew such copies meld together only with a wild, and one against twelve melds: open).
+  knew such copies meld together only with a wild, and one against twelve melds, about 7 ms
+  until such copies too far from a card of their suit for a run to hold both were bounded
+  apart from it; and the slowest that climbs against that solver found, about 5-7 ms under
+  load: fourteen melds where every card but one melds alone without a wild and an 8♠ stays,
+  a hand beside four diamonds runs, and going out with copies of one suit and 2-3 wilds:
+  open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -401,9 +406,24 @@ KNOWN_SLOW = (
      (("run", 0, 4, "4♣ K♦ 6♣ 7♣ 8♣"), ("run", 1, 9, "9♦ 10♦ J♦"),  # slowest of those
       ("run", 1, 8, "8♦ 9♦ 10♦ J♦ Q♦ K♦"), ("run", 3, 11, "J♠ Q♠ K♠"),  # climbs (8♣ 9♦ J♠
       ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 3, "3♦ K♥ 5♦ K♦ 7♦"),  # stay): ~7 ms,
-      ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),  # before this
-      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"),  # pass too, open
-      ("run", 0, 2, "2♣ 3♣ 4♣ 5♣ 6♣ 7♣"), ("run", 0, 2, "2♣ Jo Jo 5♣"))),
+      ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),  # until 8♣ 8♣
+      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"),  # were bounded apart from
+      ("run", 0, 2, "2♣ 3♣ 4♣ 5♣ 6♣ 7♣"), ("run", 0, 2, "2♣ Jo Jo 5♣"))),  # Q♣: ~1 ms
+    # the slowest that the climbs found against that solver (~6-7 ms under load; open):
+    ("arrange", 13, "6♣ 6♦ 7♣ 7♦ 7♠ 7♠ 8♣ 8♦ 8♠ 9♦ 10♠ J♣ K♠",  # fourteen melds, every
+     (("run", 0, 9, "9♣ 10♣ J♣ Jo K♣"), ("run", 1, 9, "9♦ 10♦ J♦"),  # card but J♣ melds
+      ("run", 1, 4, "4♦ K♦ Jo 7♦ 8♦ 9♦"), ("run", 3, 11, "J♠ Q♠ K♠"),  # without a wild
+      ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 3, "3♦ K♥ 5♦ K♦ 7♦"),  # alone, but
+      ("run", 0, 8, "8♣ 9♣ Jo J♣ Q♣ K♣"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),  # an 8♠
+      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"),  # stays: the lower bound
+      ("run", 1, 2, "2♦ 3♦ 4♦ 5♦ 6♦ 7♦"), ("set", 7, 7, "Jo 7♥ 7♠"),  # is 0, three
+      ("run", 3, 3, "3♠ 4♠ Jo"), ("run", 0, 8, "K♠ 9♣ 10♣ J♣ Q♣ K♣"))),  # searches
+    ("arrange", 13, "3♣ 4♦ 4♠ 5♦ 5♦ 6♦ 7♣ 7♦ 7♠ 8♣ 9♦ K♦ Jo",  # four diamonds runs
+     (("run", 1, 5, "5♦ Jo 7♦ 8♦"), ("run", 1, 1, "K♥ 2♦ 3♦"), ("run", 1, 8, "8♦ 9♦ 10♦"),
+      ("run", 1, 9, "9♦ 10♦ J♦ Q♦ K♦"))),
+    ("going out", 13, "2♥ 2♥ 2♥ 3♥ 3♥ 4♥ 4♥ 5♥ 6♣ 6♥ 7♥ 8♥ K♣ Jo", ()),  # copies of one
+    ("going out", 13, "5♥ 5♥ 5♠ 6♥ 6♥ 7♥ 8♥ 9♦ 9♥ 10♥ J♥ K♦ K♠ Jo", ()),  # suit, two or
+    ("going out", 13, "7♣ 7♣ 7♣ 7♥ 7♠ 8♣ 8♦ 8♥ 9♣ 9♦ 10♣ J♣ K♣ Jo", ()),  # three wilds
 )
 
 

@@ -1250,13 +1250,14 @@ def test_R4_R6_two_copies_too_far_from_a_card_of_their_suit_take_a_wild_of_their
     table), so no wild serves both and the K serves one of the three: the lower bound counts
     the two cheapest left, an 8♣ and the 9♦ (17 points, two cards; it counted the 9♦ alone,
     the copies sharing the Q♣'s suit). The arrangement lays an 8♣ onto 2♣…7♣ and Q♣ K onto
-    8♣ 9♣ 10♣, and leaves exactly the other 8♣ and the 9♦. (It made KNOWN_SLOW's twelve-melds hand, bench/engine.py, whose 8♣ 8♣
-    stay beside Q♣, ~6-7 ms -> ~1 ms.)"""
+    8♣ 9♣ 10♣, and leaves exactly the other 8♣ and the 9♦. (It made KNOWN_SLOW's hand against
+    twelve melds, bench/engine.py, whose 8♣ 8♣ sit beside Q♣, ~6-7 ms -> ~1 ms.)"""
     from cardarena.server.games.melds import _Solver
 
     hand = C("8C 8C 9D QC KS")
-    table = [Meld(RUN, 0, 2, tuple(C("2C 3C 4C 5C 6C 7C"))), Meld(RUN, 0, 8, tuple(C("8C 9C 10C"))),
-             Meld(RUN, 1, 5, tuple(C("5D 6D 7D"))), Meld(RUN, 1, 11, tuple(C("JD QD KD")))]
+    table = [Meld(RUN, 0, 2, tuple(C("2C 3C 4C 5C 6C 7C"))),
+             Meld(RUN, 0, 8, tuple(C("8C 9C 10C"))), Meld(RUN, 1, 5, tuple(C("5D 6D 7D"))),
+             Meld(RUN, 1, 11, tuple(C("JD QD KD")))]
     s = _Solver(hand, 13, table, 20)
     assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 17 + 2
     best = _check_against_brute_force(hand, 13, table)
