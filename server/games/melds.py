@@ -86,8 +86,9 @@ their rank, none of their suit near enough): with two of them the hand cannot go
 only by discarding it. Otherwise the cards that must stay (no meld takes them, or they want
 more wilds than there are) say which discards to try: two leave none, one only itself, and
 cards of different suits and ranks that want more wilds together than there are only one of
-them; else one card of each group (copies, or cards the search counts rather than names) and
-a joker. Each discard is then tried by the search for a full melding, one memo serving them
+them; else a joker and one card of each group (copies, or cards the search counts rather than
+names), a wild-rank card only if the joker's discard lets the hand go out (a wild-rank card
+kept does all a joker kept does, R4). Each discard is then tried by the search for a full melding, one memo serving them
 all (:meth:`_Solver.each_discard`: most of the states of one are met again by the next, and
 each search stops at the first full melding it finds; one search collecting every discard at
 once, :meth:`_Solver.one_off`, searched twice as long on the slowest hands and is kept as the
@@ -1607,7 +1608,8 @@ class _Solver:
         :meth:`discards` gives them, found one discard at a time (:meth:`full_without`, its
         memo shared by all): among the cards that must stay if any (two: none, one: only it),
         or else among those of the cards wanting more wilds together than there are, or else
-        one card of each group and a joker."""
+        a joker and one card of each group (a wild-rank card only if the joker's discard lets
+        the hand go out: a wild-rank card left in hand does all a joker does, R4)."""
         mask, n = self.all_mask, len(self.nat)
         free = self.total_w
         level = self._levels.get(free) or self._level(free)
@@ -1624,11 +1626,14 @@ class _Solver:
         else:
             tries = list({g: j for j, g in reversed(list(enumerate(self.group)))}.values())
         found = 0
+        joker = self.jokers and not stuck  # (a joker first: a wild-rank card kept does all a
+        if joker and self.full_without(JOKER):  # joker does, so if the joker's discard
+            found |= self.joker_bit  # fails, so does a wild-rank card's)
+            joker = False
+        isw = self.isw
         for j in tries:
-            if not found & 1 << j and self.full(mask ^ 1 << j, 0, 0, 0):
+            if not (found & 1 << j or joker and isw[j]) and self.full(mask ^ 1 << j, 0, 0, 0):
                 found |= self.group_bits[j]
-        if self.jokers and not stuck and self.full_without(JOKER):
-            found |= self.joker_bit
         return found
 
     def one_off(self, mask: int, need: int, q: int, slack: int) -> frozenset:
