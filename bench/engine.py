@@ -36,7 +36,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   apart from it; and the slowest that climbs against that solver found, about 5-7 ms under
   load: fourteen melds where every card but one melds alone without a wild and an 8♠ stays,
   a hand beside four diamonds runs, and going out with copies of one suit and 2-3 wilds:
-  open).
+  open; and seven 5s beside a set of 5s, about 15 ms until no new set of a rank the table
+  has a set of was tried).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -424,6 +425,12 @@ KNOWN_SLOW = (
     ("going out", 13, "2♥ 2♥ 2♥ 3♥ 3♥ 4♥ 4♥ 5♥ 6♣ 6♥ 7♥ 8♥ K♣ Jo", ()),  # copies of one
     ("going out", 13, "5♥ 5♥ 5♠ 6♥ 6♥ 7♥ 8♥ 9♦ 9♥ 10♥ J♥ K♦ K♠ Jo", ()),  # suit, two or
     ("going out", 13, "7♣ 7♣ 7♣ 7♥ 7♠ 8♣ 8♦ 8♥ 9♣ 9♦ 10♣ J♣ K♣ Jo", ()),  # three wilds
+    ("arrange", 13, "3♥ 4♥ 5♣ 5♣ 5♣ 5♦ 5♥ 5♥ 5♠ 6♣ 6♥ 9♣ K♣",  # seven 5s beside a set of
+     (("run", 2, 5, "5♥ 6♥ 7♥ 8♥"), ("set", 5, 5, "5♦ 5♠ 5♣"),  # 5s: ~15-17 ms until no
+      ("run", 0, 11, "J♣ Jo K♣"), ("run", 2, 1, "A♥ 2♥ Jo"),  # new set of 5s was tried
+      ("run", 0, 6, "6♣ 7♣ 8♣ 9♣"), ("run", 3, 1, "A♠ 2♠ 3♠ 4♠"),  # beside it: ~3 ms
+      ("run", 2, 4, "Jo Jo 6♥ 7♥ 8♥"), ("run", 1, 1, "Jo 2♦ 3♦"),
+      ("run", 2, 3, "3♥ K♣ 5♥ K♣ 7♥ Jo"))),
 )
 
 

@@ -27,7 +27,8 @@ for themselves) are decided lowest code first. The choices for the lowest undeci
 their canonical order: lay it off onto the table's set of its rank; lay it off onto a run on
 the table, at its low end with some of the cards of its suit up to the run, or at its high end
 with some of the higher cards of its suit (gaps filled with wilds); start a new set with some
-of the other cards of its rank; start a new run with some of the higher cards of its suit;
+of the other cards of its rank (not if the table has a set of its rank: each card laid off
+there needs no wild and absorbs one, so a new set is never better); start a new run with some of the higher cards of its suit;
 and last give it up to the wild pool (a card of the wild rank) or leave it in hand. Wilds are
 assigned at the end: each meld records how many wilds it *needs* (gaps, a third card) and how
 many more it could *absorb* (its slack, up to its natural count and the 13 ranks of a suit),
@@ -450,13 +451,15 @@ class _Solver:
     # ----- the meld options of the lowest undecided card -----------------------------------
     def options(self, mask: int) -> list:
         """(bits, wilds needed, slack, kind, indices) for every new meld the lowest card of
-        ``mask`` can start; cached by mask."""
+        ``mask`` can start; cached by mask. No new set of a rank the table has a set of: each
+        of its cards laid off there needs no wild and absorbs one, and the lay-off comes
+        first in the canonical order."""
         opts = self._opt_cache.get(mask)
         if opts is not None:
             return opts
         i = (mask & -mask).bit_length() - 1
         total_w = self.total_w
-        opts = self._set_options(i, mask)
+        opts = [] if self.rank[i] in self.set_rank else self._set_options(i, mask)
         # runs: the card and a subset of the higher cards of its suit, gaps filled with wilds
         avail = self._suit_avail(i, mask)
         if avail:
