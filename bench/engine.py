@@ -36,8 +36,9 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   apart from it; and the slowest that climbs against that solver found, about 5-7 ms under
   load: fourteen melds where every card but one melds alone without a wild and an 8♠ stays,
   a hand beside four diamonds runs, and going out with copies of one suit and 2-3 wilds:
-  open; and seven 5s beside a set of 5s, about 15 ms until no new set of a rank the table
-  has a set of was tried).
+  open; seven 5s beside a set of 5s, about 15 ms until no new set of a rank the table has a
+  set of was tried; and the slowest of the last climbs, about 11-18 ms, as slow before: eight
+  8s parted into sets every way beside eleven melds, and a hand against fifteen runs: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -431,6 +432,22 @@ KNOWN_SLOW = (
       ("run", 0, 6, "6♣ 7♣ 8♣ 9♣"), ("run", 3, 1, "A♠ 2♠ 3♠ 4♠"),  # beside it: ~3 ms
       ("run", 2, 4, "Jo Jo 6♥ 7♥ 8♥"), ("run", 1, 1, "Jo 2♦ 3♦"),
       ("run", 2, 3, "3♥ K♣ 5♥ K♣ 7♥ Jo"))),
+    # the slowest of the last climbs, as slow before this pass (~11-18 ms under load; open:
+    # many copies of one rank parted into sets every way)
+    ("arrange", 12, "8♣ 8♣ 8♣ 8♦ 8♦ 8♦ 8♥ 8♠ 9♦ 9♦ 9♥ 10♦",  # eight 8s, no 8s on the table
+     (("set", 6, 6, "6♠ 6♦ 6♥"), ("set", 4, 4, "4♠ 4♠ 4♠ 4♣ 4♦"), ("run", 0, 3, "Jo 4♣ 5♣"),
+      ("run", 0, 8, "Jo 9♣ Q♥ J♣ Q♣ K♣"), ("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥"),
+      ("run", 1, 4, "4♦ Jo 6♦ 7♦"), ("run", 1, 4, "4♦ 5♦ 6♦ 7♦"), ("run", 0, 9, "9♣ 10♣ Jo Q♣ K♣"),
+      ("run", 1, 10, "10♦ Q♥ Q♦ Q♠"), ("run", 1, 4, "Jo 5♦ 6♦"),
+      ("run", 1, 9, "9♦ 10♦ J♦ Q♦ Jo"))),
+    ("arrange", 13, "7♦ 7♠ 7♠ 7♠ 8♣ 8♦ 9♦ 9♠ J♣ Q♣ Q♣ K♣ K♥",  # fifteen runs
+     (("run", 0, 4, "4♣ K♦ 6♣ 7♣ 8♣"), ("run", 1, 9, "9♦ 10♦ J♦"),
+      ("run", 1, 4, "4♦ K♦ Jo 7♦ 8♦ 9♦"), ("run", 3, 11, "J♠ Q♠ K♠"),
+      ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 3, "3♦ K♥ 5♦ K♦ 7♦"),
+      ("run", 3, 8, "8♠ 9♠ Jo J♠ Q♠ K♠"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),
+      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 3, 8, "K♠ 9♠ 10♠ J♠ Q♠ K♠"),
+      ("run", 1, 9, "9♦ 10♦ J♦"), ("run", 3, 3, "3♠ 4♠ Jo"), ("run", 0, 11, "J♣ Q♣ K♣"),
+      ("run", 0, 11, "J♣ Q♣ K♣"))),
 )
 
 
