@@ -28,13 +28,14 @@ their canonical order: lay it off onto the table's set of its rank; lay it off o
 the table, at its low end with some of the cards of its suit up to the run, or at its high end
 with some of the higher cards of its suit (gaps filled with wilds); start a new set with some
 of the other cards of its rank (not if the table has a set of its rank: each card laid off
-there needs no wild and absorbs one, so a new set is never better); start a new run with some of the higher cards of its suit;
-and last give it up to the wild pool (a card of the wild rank) or leave it in hand. Wilds are
-assigned at the end: each meld records how many wilds it *needs* (gaps, a third card) and how
-many more it could *absorb* (its slack, up to its natural count and the 13 ranks of a suit),
-so a state of the search is the undecided cards (a bitmask), the wilds needed so far, the
-wild-rank cards given to the pool, the slack so far, and the table's runs that undecided cards
-can still reach (each as its low and high ranks and its margin, naturals less wilds).
+there needs no wild and absorbs one, so a new set is never better); start a new run with some
+of the higher cards of its suit; and last give it up to the wild pool (a card of the wild rank)
+or leave it in hand. Wilds are assigned at the end: each meld records how many wilds it *needs*
+(gaps, a third card) and how many more it could *absorb* (its slack, up to its natural count
+and the 13 ranks of a suit), so a state of the search is the undecided cards (a bitmask), the
+wilds needed so far, the wild-rank cards given to the pool, the slack so far, and the table's
+runs that undecided cards can still reach (each as its low and high ranks and its margin,
+naturals less wilds).
 
 The cost of a state is found by a depth-first branch and bound. A choice is searched only with
 the budget of beating the best choice so far, and not at all when a lower bound says it cannot:
@@ -89,20 +90,20 @@ more wilds than there are) say which discards to try: two leave none, one only i
 cards of different suits and ranks that want more wilds together than there are only one of
 them; else a joker and one card of each group (copies, or cards the search counts rather than
 names), a wild-rank card only if the joker's discard lets the hand go out (a wild-rank card
-kept does all a joker kept does, R4). Each discard is then tried by the search for a full melding, one memo serving them
-all (:meth:`_Solver.each_discard`: most of the states of one are met again by the next, and
-each search stops at the first full melding it finds; one search collecting every discard at
-once, :meth:`_Solver.one_off`, searched twice as long on the slowest hands and is kept as the
-tests' second opinion). The bounds of the arrangement serve here too: a state whose cards must
-all go into melds is not searched if they leave anything. Going out is a
-yes-or-no question, so the wild-rank cards are decided there only as naturals in runs or as
-wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank card in it
-natural, R4), so which of them it takes does not matter, and it is made at the end from the
-wild pool, as a count (3 or more cards, no more jokers than wild-rank cards). Nor does the
-order of the new melds matter there: a state tries only those taking at most the wilds still
-free (the wilds they need and their wild-rank cards standing for themselves), fewest first,
-built from bits and cached by the cards of the lowest card's rank and higher suit; and its
-slack counts only up to those wilds (no more can be left over).
+kept does all a joker kept does, R4). Each discard is then tried by the search for a full
+melding, one memo serving them all (:meth:`_Solver.each_discard`: most of the states of one are
+met again by the next, and each search stops at the first full melding it finds; one search
+collecting every discard at once, :meth:`_Solver.one_off`, searched twice as long on the
+slowest hands and is kept as the tests' second opinion). The bounds of the arrangement serve
+here too: a state whose cards must all go into melds is not searched if they leave anything.
+Going out is a yes-or-no question, so the wild-rank cards are decided there only as naturals in
+runs or as wilds: a set of the wild rank holds wild-rank cards and jokers only (each wild-rank
+card in it natural, R4), so which of them it takes does not matter, and it is made at the end
+from the wild pool, as a count (3 or more cards, no more jokers than wild-rank cards). Nor does
+the order of the new melds matter there: a state tries only those taking at most the wilds
+still free (the wilds they need and their wild-rank cards standing for themselves), fewest
+first, built from bits and cached by the cards of the lowest card's rank and higher suit; and
+its slack counts only up to those wilds (no more can be left over).
 
 Cost: the points left in hand (A = 1 … K = 13, joker ``joker_points``), then the number of
 cards left (so that a joker worth 0 points still counts as unmelded); wild cards left over are
