@@ -1140,7 +1140,8 @@ class Ledger:
                 as_json: bool = False) -> list[MatchInfo] | list[dict]:
         """Matches, the newest first, filtered by league, game, status, bot and kind (league,
         ladder, match); with ``as_json`` each as its ``MatchInfo.to_json()``, built straight from
-        the rows (no MatchInfo made: the web's listings).
+        the rows (no MatchInfo made: the web's listings; on SQLite through its own driver,
+        :func:`_listed_sqlite`).
 
         Two queries whatever the limit (the matches, then their seats); a bot's matches come
         from its seats' index (``seat (bot_id, match_id)``), newest first, so a page of them
