@@ -1479,9 +1479,13 @@ _LISTED_SEATS_SQLITE = _LISTED_SEATS_OF.where(
 
 def _iso_utc(stored: str | None) -> str | None:
     """A time as SQLite holds it, in ISO 8601 as UTC: what SQLAlchemy's reading of it
-    (``UTCDateTime``: naive means UTC) and ``isoformat()`` give."""
+    (``UTCDateTime``: naive means UTC) and ``isoformat()`` give. The form SQLAlchemy writes
+    (``2026-01-01 00:00:30.000000``, naive UTC) is cut and joined as text; any other is read."""
     if stored is None:
         return None
+    if len(stored) == 26 and stored[10] == " " and stored[19] == ".":
+        fraction = "" if stored.endswith("000000") else stored[19:]  # isoformat() leaves out a zero one
+        return f"{stored[:10]}T{stored[11:19]}{fraction}+00:00"
     when = datetime.fromisoformat(stored)
     return (when.replace(tzinfo=timezone.utc) if when.utcoffset() is None else when.astimezone(timezone.utc)).isoformat()
 

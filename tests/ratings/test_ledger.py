@@ -651,6 +651,7 @@ def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
     led.fail_match(led.matches(league_id=league_id, limit=1)[0].id, "seat 1 never answered")
     with led.engine.begin() as c:  # a time on a whole second: isoformat() leaves out its microseconds
         c.execute(text("UPDATE match SET created_at = '2026-01-01 00:00:30.000000' WHERE id = 1"))
+        c.execute(text("UPDATE match SET created_at = '2026-01-01 00:00:31' WHERE id = 2"))  # written by hand
     infos = led.matches(limit=None)
     listed = led.matches(limit=None, as_json=True)
     assert {m.status for m in infos} == {FINISHED, SCHEDULED, "failed"} and len(listed) == 3
