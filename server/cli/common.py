@@ -16,12 +16,13 @@ from .. import procs
 from .app import CliError, err
 
 
-def open_ledger(db: str):
+def open_ledger(db: str, mapped: int = 0):
+    """The ledger ``--db`` names (``mapped``: see ``Ledger``), or one line saying why not."""
     from cardarena.ratings import Ledger, LedgerError, LedgerStorageError
     if not db.strip():
         raise typer.BadParameter("is empty: give a SQLite file or an SQLAlchemy URL", param_hint="--db")
     try:
-        return Ledger(db)
+        return Ledger(db, mapped=mapped)
     except (LedgerError, LedgerStorageError) as e:
         raise CliError(str(e)) from None
     except Exception as e:  # a bad URL, a missing database driver

@@ -60,7 +60,8 @@ def register(app: typer.Typer) -> None:
             cli.check_address(address, "--address")
             if _missing_file(db):
                 raise cli.CliError(f"no ledger at {db!r} (play a league into it first, e.g. `cardarena demo`)")
-            ledger = cli.open_ledger(db)
+            from cardarena.ratings.ledger import WEB_MAPPED
+            ledger = cli.open_ledger(db, mapped=WEB_MAPPED)
             try:
                 sock = bind(address)
             except OSError as e:

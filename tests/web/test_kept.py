@@ -112,3 +112,29 @@ def test_cardarena_web_serves_with_the_collectors_full_passes_rarer_and_frozen_i
     led.close()
     assert seen[0][0] == command.GC_THRESHOLDS != before and seen[0][1] > 0
     assert gc.get_threshold() == before
+
+
+def test_cardarena_web_reads_a_sqlite_ledger_memory_mapped(tmp_path, cli, monkeypatch):
+    """`cardarena web` opens its SQLite ledger with ``PRAGMA mmap_size`` at ``WEB_MAPPED`` (a page's
+    scattered rows read from memory, not by a read() each: bench/web.py); other commands keep
+    SQLite's default (none mapped)."""
+    import uvicorn
+    from sqlalchemy import text
+
+    from cardarena.ratings.ledger import WEB_MAPPED
+
+    def mapped(led):
+        with led.engine.connect() as c:
+            return c.execute(text("PRAGMA mmap_size")).scalar()
+
+    seen = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: seen.append(mapped(self.config.app.state.ledger)))
+    db = tmp_path / "web.db"
+    Ledger(str(db)).close()
+    code, out, err = cli("web", "--db", str(db), "--address", "127.0.0.1:0")
+    gc.unfreeze()
+    assert code == 0, err
+    assert seen == [WEB_MAPPED]
+    led = Ledger(str(db))
+    assert mapped(led) == 0
+    led.close()
