@@ -67,17 +67,20 @@ Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two,
 J♣ stays), beside such copies of other ranks, and of other suits or too far from the cards
 of theirs for a run to hold both (8♣ 8♣ beside Q♣ with one wild to come, no 9♣ 10♣ J♣ in hand
 nor a clubs run between them on the table), each either left in hand or taking a wild of their
-own. The whole hand is searched first with the budget of its lower bound (an
-arrangement meeting it is the best, and the bounds make that search short), then, if there is
-none, with the budget of the higher bound that search proved, and only then with no budget.
-A state searched within its budget is memoised with its exact cost and its first choice that
-reaches it; one that cannot stay within its budget, with the lower bound the search proved.
-States are kept canonical so that the memo knows them again: slack and margins beyond the wilds
-still free are dropped; a table run that no undecided card can reach any more is folded into the
-slack (with its wild limit checked), and one extended upwards at once (lower cards come first);
-twin runs (the same suit and state) are tried once; the room below a run that no card can reach
-from below counts only up to the wilds still free, and not at all once the slack is full; and cards
-that can only stay in hand or go into a set of their rank are counted by rank, not named.
+own; and with no wild to come, against four table runs or more, a card that melds only in a set
+of its rank, the only three of it, takes the other two, so it or a card with no meld without
+them stays (9♥ beside 9♦ 9♦ 10♦ and a diamonds run up to 8♦). The whole hand is searched first
+with the budget of its lower bound (an arrangement meeting it is the best, and the bounds make
+that search short), then, if there is none, with the budget of the higher bound that search
+proved, and only then with no budget. A state searched within its budget is memoised with its
+exact cost and its first choice that reaches it; one that cannot stay within its budget, with
+the lower bound the search proved. States are kept canonical so that the memo knows them again:
+slack and margins beyond the wilds still free are dropped; a table run that no undecided card
+can reach any more is folded into the slack (with its wild limit checked), and one extended
+upwards at once (lower cards come first); twin runs (the same suit and state) are tried once;
+the room below a run that no card can reach from below counts only up to the wilds still free,
+and not at all once the slack is full; and cards that can only stay in hand or go into a set of
+their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -447,6 +450,13 @@ class _Solver:
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
+        #: with no wild to come and four table runs or more, the cards that meld only in a set
+        #: of their rank (:meth:`_claims`: found when first needed), their bits (all until
+        #: then), its bounds
+        self._claimants: list[int] | None = None
+        self._claiming = -1 if self.eager else 0
+        self._claims_memo: dict = {}
+        self._rivals: dict = {}  # by the two cards a claimant takes (:meth:`_rivals_of`)
         self.wild_points = wild_rank  # what a wild-rank card left in hand counts
 
     # ----- the meld options of the lowest undecided card -----------------------------------
@@ -746,7 +756,69 @@ class _Solver:
             lb += self._demand(wanting, free)
         if apart & self.wanting or far:
             lb = max(lb, self._demand(wanting | apart & self.wanting | far, free))
+        if not free and mask & self._claiming:  # (the cards above are none of these)
+            lb += self._claims(mask, stuck)
         return stuck_cost + lb
+
+    def _claims(self, mask: int, stuck: int) -> int:
+        """With no wild to come, a lower bound of what the cards of ``mask`` leave, but the
+        ``stuck`` ones, those wanting wilds and the copies of :meth:`_copy_pairs`: a card that
+        melds only in a set of its rank, the only three of it in ``mask``, takes the other two,
+        and a card that then has no meld stays if it does not (one of each such pair stays,
+        the pairs apart). 9♥ beside 9♦ 9♦ 10♦, no other heart, no wild, a diamonds run up to
+        8♦ on the table: 10♦ goes onto it only with a 9♦, so 9♥ or 10♦ stays. Memoised by
+        ``mask`` (``stuck`` follows from it)."""
+        hit = self._claims_memo.get(mask)
+        if hit is not None:
+            return hit
+        rank, rank_mask, cost = self.rank, self._rank_mask, self.cost
+        claimants = self._claimants
+        if claimants is None:
+            loose = (self._levels.get(0) or self._level(0))[1]  # (no wild-rank card, no set
+            claimants = self._claimants = [  # of its rank nor run within reach on the table)
+                j for j in range(len(rank)) if loose >> j & 1
+                and rank_mask[rank[j]].bit_count() >= 3
+                and self._want(j, rank_mask[rank[j]] ^ 1 << j)]
+            self._claiming = sum(1 << j for j in claimants)
+            if not mask & self._claiming:
+                return 0
+        loose = mask & ~stuck & ~self.wanting
+        for _, both in self.pairs:
+            loose &= ~both
+        out = 0
+        for j in claimants:
+            if not loose >> j & 1:
+                continue
+            same = mask & rank_mask[rank[j]]
+            if same.bit_count() != 3:
+                continue
+            mates = same ^ 1 << j
+            rivals = self._rivals.get(mates)
+            if rivals is None:
+                rivals = self._rivals[mates] = self._rivals_of(mates)
+            best = bit = 0
+            for c, low in rivals:  # (the dearest first)
+                if loose & low:
+                    best, bit = c, low
+                    break
+            if bit:
+                out += min(cost[j], best)
+                loose &= ~bit & ~(1 << j)
+        self._claims_memo[mask] = out
+        return out
+
+    def _rivals_of(self, mates: int) -> list[tuple[int, int]]:
+        """The cards of other ranks that no meld without the cards ``mates`` takes with no
+        wild to come, though one with them does (:meth:`_claims`), each as (cost, bit), the
+        dearest first."""
+        rank, kin, out = self.rank, self._kin, []
+        p = rank[mates.bit_length() - 1]
+        for k in range(len(rank)):
+            if rank[k] != p and mates & kin[k] and not self.wants[k] \
+                    and self._want(k, mates & kin[k]):
+                out.append((self.cost[k], 1 << k))
+        out.sort(reverse=True)
+        return out
 
     def _wants(self) -> list[int]:
         """For each card, the fewest wilds that any meld holding it takes from the wilds to

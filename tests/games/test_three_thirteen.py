@@ -607,6 +607,26 @@ def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
     assert floor("5C 9C 9D 9S") == 32 * 5 + 1               # three 9s
 
 
+def test_R3_R4_R6_with_no_wild_a_card_melding_only_in_a_set_takes_the_other_two():
+    """R3, R4, R6 (Queens wild, none in hand, no joker): 9♥ melds only in a set of 9s, and of
+    9♦ 9♦ 9♥ it takes both 9♦s (no wild for a third card), but 10♦ goes onto a diamonds run
+    on the table only with a 9♦ (6♦ 7♦ 8♦ 9♦ 10♦): 9♥ or 10♦ stays, so the solver's lower
+    bound counts 9♥'s 9 points and a card, and the arrangement (9♦ 9♦ 9♥) leaves the 10♦.
+    (This bound makes eight 8s beside eleven melds fast: bench/engine.py.)"""
+    from cardarena.server.games.melds import _Solver
+
+    hand = C("9H 9D 9D 10D")
+    table = [Meld(RUN, 1, lo, tuple(C(t)))
+             for lo, t in ((1, "AD 2D 3D"), (2, "2D 3D 4D"), (4, "4D 5D 6D"), (6, "6D 7D 8D"))]
+    s = _Solver(hand, 12, table, 20)
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 9 + 1
+    best = arrange(hand, 12, table)
+    assert best.points == 10 and best.deadwood == tuple(C("10D"))
+    assert best.melds == (Meld(SET, 9, 9, tuple(C("9D 9D 9H"))),)
+    s = _Solver(hand + C("Jo"), 12, table, 20)  # a joker to come: no such bound
+    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 0
+
+
 def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
     """R3, R4, R6: J♦ Q♦ Q♦ can reach no table meld (only a hearts run is laid) and no other card
     of the hand, so with two jokers to come at most they leave at least the J♦ (J♦ Q♦ Jo Jo
