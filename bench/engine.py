@@ -40,7 +40,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   set of was tried; and the slowest of the last climbs, about 11-18 ms, as slow before: eight
   8s parted into sets every way beside eleven melds, about 9-15 ms until the lower bound knew
   that with no wild to come 9♥ melds only with both 9♦s, which 10♦ needs one of (~1 ms), and a
-  hand against fifteen runs: open).
+  hand against fifteen runs: open; and a climb of this pass, 8♦ 8♦ 8♦ and two Queens beside six
+  diamonds runs, about 8-9 ms: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -452,6 +453,12 @@ KNOWN_SLOW = (
       ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 3, 8, "K♠ 9♠ 10♠ J♠ Q♠ K♠"),
       ("run", 1, 9, "9♦ 10♦ J♦"), ("run", 3, 3, "3♠ 4♠ Jo"), ("run", 0, 11, "J♣ Q♣ K♣"),
       ("run", 0, 11, "J♣ Q♣ K♣"))),
+    # a climb of this pass from the constructed hands (~8-9 ms, as slow before it; open):
+    ("arrange", 12, "7♦ 8♦ 8♦ 8♦ 9♣ 9♦ 10♦ J♦ J♦ Q♦ Q♥ K♣",  # ten melds, 8♦ 8♦ 8♦ and
+     (("set", 6, 6, "6♠ 6♦ 6♥"), ("set", 7, 7, "7♠ 7♥ 7♦"), ("run", 1, 8, "Q♥ 9♦ 10♦"),  # two
+      ("run", 2, 2, "2♥ Jo 4♥ Jo"), ("run", 1, 4, "4♦ 5♦ 6♦"), ("run", 1, 2, "2♦ Jo 4♦ 5♦"),
+      ("run", 1, 4, "4♦ 5♦ 6♦ 7♦"), ("run", 0, 7, "7♣ 8♣ 9♣ Q♦ J♣"),  # Queens beside six
+      ("run", 1, 10, "10♦ Q♥ Q♦ Q♠"), ("run", 1, 7, "Jo Jo 9♦ 10♦ J♦ Q♦"))),  # diamonds runs
 )
 
 
