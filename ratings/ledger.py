@@ -1513,7 +1513,7 @@ def _listed_sqlite(conn, statement, params: dict) -> list[dict]:
     rows = driver.execute(sql, tuple(values[n] for n in names)).fetchall()
     if not rows:
         return []
-    seats_sql, seat_names, _ = _sqlite_text(_LISTED_SEATS_SQLITE)
+    seats_sql = _sqlite_text(_LISTED_SEATS_SQLITE)[0]
     seats: dict[int, list] = defaultdict(list)
     for match_id, _seat_no, name, score, place in driver.execute(seats_sql, (json.dumps([r[0] for r in rows]),)):
         seats[match_id].append((name, score, place))
