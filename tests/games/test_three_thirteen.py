@@ -590,6 +590,11 @@ def test_R7_solver_is_deterministic_on_13_cards_with_4_wilds():
         assert arrange(list(reversed(hand)), w, table) == arrange(hand, w, table)
 
 
+def _root_floor(s) -> int:
+    """The solver's lower bound on the whole hand, before any card is decided (no wild laid yet)."""
+    return s.floor(s.all_mask, s._free(s.all_mask, 0, 0))
+
+
 def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
     """R3, R4: a set is three or more cards, its wilds not outnumbering its naturals, so with no
     wild left to come a pair of 9s can make no set: the solver's lower bound counts both 9s
@@ -599,7 +604,7 @@ def test_R3_R4_with_no_wild_to_come_a_pair_stays_in_hand_in_the_lower_bound():
 
     def floor(text, wild_rank=13):
         s = _Solver(C(text), wild_rank, (), 20)
-        return s.floor(s.all_mask, s._free(s.all_mask, 0, 0))
+        return _root_floor(s)
 
     assert floor("5C 9D 9S") == sum(32 * card_points(c) + 1 for c in C("5C 9D 9S"))
     assert floor("5C 9D 9S Jo") == 32 * 5 + 1               # 9♦ 9♠ Jo is a set
@@ -619,12 +624,12 @@ def test_R3_R4_R6_with_no_wild_a_card_melding_only_in_a_set_takes_the_other_two(
     table = [Meld(RUN, 1, lo, tuple(C(t)))
              for lo, t in ((1, "AD 2D 3D"), (2, "2D 3D 4D"), (4, "4D 5D 6D"), (6, "6D 7D 8D"))]
     s = _Solver(hand, 12, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 9 + 1
+    assert _root_floor(s) == 32 * 9 + 1
     best = arrange(hand, 12, table)
     assert best.points == 10 and best.deadwood == tuple(C("10D"))
     assert best.melds == (Meld(SET, 9, 9, tuple(C("9D 9D 9H"))),)
     s = _Solver(hand + C("Jo"), 12, table, 20)  # a joker to come: no such bound
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 0
+    assert _root_floor(s) == 0
 
 
 def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
@@ -637,11 +642,11 @@ def test_R3_R4_R6_cards_apart_from_the_table_are_bounded_by_themselves():
 
     hand, table = C("JD QD QD 9H Jo Jo"), [Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))]
     s = _Solver(hand, 3, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
+    assert _root_floor(s) == 32 * 11 + 1
     best = arrange(hand, 3, table)
     assert best.points == 11 and best.deadwood == tuple(C("JD"))
     s = _Solver(C("JD 9H Jo"), 3, table, 20)  # a J♦ alone: its 11 points and the card itself
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
+    assert _root_floor(s) == 32 * 11 + 1
 
 
 def test_R4_R6_cards_apart_with_a_table_run_and_a_wild_rank_card_of_their_suit():
@@ -657,7 +662,7 @@ def test_R4_R6_cards_apart_with_a_table_run_and_a_wild_rank_card_of_their_suit()
     table = [Meld(RUN, 0, 4, tuple(C("QH 5C 6C Jo"))), Meld(RUN, 2, 7, tuple(C("7H 8H 9H"))),
              Meld(RUN, 2, 9, tuple(C("9H 10H JH"))), Meld(RUN, 2, 8, tuple(C("8H 9H 10H")))]
     s = _Solver(hand, 12, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 7 + 1
+    assert _root_floor(s) == 32 * 7 + 1
     best = arrange(hand, 12, table)
     assert best.deadwood == tuple(C("7C"))
     assert best.layoffs == (LayOff(1, tuple(C("2H 3H 4H 5H QS")), ()),)
@@ -673,7 +678,7 @@ def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_chea
 
     hand, table = C("7S 9S QH KH KH"), [Meld(RUN, 2, 4, tuple(C("4H 5H 6H 7H 8H 9H")))]
     s = _Solver(hand, 13, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 9 + 1
+    assert _root_floor(s) == 32 * 9 + 1
     best = _check_against_brute_force(hand, 13, table)
     assert best.points == 12 and best.deadwood == tuple(C("QH"))
 
@@ -718,7 +723,7 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
              Meld(RUN, 0, 9, tuple(C("9C 10C JC Jo Jo"))),
              Meld(RUN, 0, 9, tuple(C("9C 10C JC QC KC")))]
     s = _Solver(hand, 13, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 11 + 1
+    assert _root_floor(s) == 32 * 11 + 1
     best = _check_against_brute_force(hand, 13, table)
     assert best.deadwood == tuple(C("JC"))
     assert best.melds == (Meld(SET, 12, 12, tuple(C("QC QC KS KS"))),)
@@ -739,7 +744,7 @@ def test_R4_R6_two_copies_beside_one_neighbour_meld_together_only_with_a_wild():
     hand = C("9D 10D 10D QH KC")
     table = [Meld(RUN, 1, 5, tuple(C("5D 6D 7D 8D"))), Meld(RUN, 2, 7, tuple(C("7H Jo 9H 10H")))]
     s = _Solver(hand, 13, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 10 + 1
+    assert _root_floor(s) == 32 * 10 + 1
     best = _check_against_brute_force(hand, 13, table)
     assert best.points == 10 and best.deadwood == tuple(C("10D"))
     assert best.layoffs == (LayOff(0, (), tuple(C("9D 10D"))), LayOff(1, (), tuple(C("KC QH"))))
@@ -759,7 +764,7 @@ def test_R4_R6_two_copies_wanting_a_wild_beside_cards_parted_into_melds():
     table = [Meld(RUN, 1, 5, tuple(C("5D 6D 7D"))), Meld(RUN, 0, 7, tuple(C("7C 8C 9C"))),
              Meld(RUN, 0, 2, tuple(C("2C 3C 4C"))), Meld(RUN, 1, 1, tuple(C("AD 2D 3D")))]
     s = _Solver(hand, 13, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 9 + 1
+    assert _root_floor(s) == 32 * 9 + 1
     best = _check_against_brute_force(hand, 13, table)
     assert best.points == 9 and best.deadwood == tuple(C("9D"))
     assert best.melds == (Meld(SET, 12, 12, tuple(C("QC QC KH"))),)
@@ -776,7 +781,7 @@ def test_R4_R6_a_table_run_gains_naturals_only_from_cards_beyond_it():
 
     hand, table = C("6D 7D QD 10C 10C 10H Jo"), [Meld(RUN, 1, 4, tuple(C("10S Jo 6D 7D 8D")))]
     s = _Solver(hand, 10, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 12 + 1
+    assert _root_floor(s) == 32 * 12 + 1
     best = _check_against_brute_force(hand, 10, table)
     assert best.deadwood == tuple(C("QD"))
 
@@ -1257,7 +1262,7 @@ def test_R4_R6_a_card_too_far_for_a_table_runs_naturals_is_bounded_as_staying():
     table = [Meld(RUN, 1, 4, tuple(C("10S Jo 6D 7D 8D")))]
     hand = C("QD Jo Jo Jo Jo")
     s = _Solver(hand, 10, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 12 + 1
+    assert _root_floor(s) == 32 * 12 + 1
     best = _check_against_brute_force(hand, 10, table)
     assert C("QD")[0] in best.deadwood
 
@@ -1279,7 +1284,7 @@ def test_R4_R6_two_copies_too_far_from_a_card_of_their_suit_take_a_wild_of_their
              Meld(RUN, 0, 8, tuple(C("8C 9C 10C"))), Meld(RUN, 1, 5, tuple(C("5D 6D 7D"))),
              Meld(RUN, 1, 11, tuple(C("JD QD KD")))]
     s = _Solver(hand, 13, table, 20)
-    assert s.floor(s.all_mask, s._free(s.all_mask, 0, 0)) == 32 * 17 + 2
+    assert _root_floor(s) == 32 * 17 + 2
     best = _check_against_brute_force(hand, 13, table)
     assert best.points == 17 and best.deadwood == tuple(C("8C 9D"))
     assert best.layoffs == (LayOff(0, (), tuple(C("8C"))), LayOff(1, (), tuple(C("KS QC"))))
