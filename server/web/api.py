@@ -60,8 +60,9 @@ ledger's ``bot_summary``, derived from its finished seats and kept by ``record_m
 only; a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
 part; a listing's matches come as JSON built straight from their rows (``as_json``: no
 ``MatchInfo`` made; on SQLite read through its own driver, without SQLAlchemy's rows and type
-conversions, which took most of a listing's time: ``ledger._listed_sqlite``); and the routes take the ledger on the event loop (:func:`served_ledger`:
-no thread hop for it). Kept in memory, never stale: the rating tables of every game (as JSON rows),
+conversions, which took most of a listing's time: ``ledger._listed_sqlite``); and the routes
+take the ledger on the event loop (:func:`served_ledger`: no thread hop for it).
+Kept in memory, never stale: the rating tables of every game (as JSON rows),
 while the ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row)
 stays the same, checked with one query per request, so another process recording matches into the
 ledger is seen at the next request; each bot's rating line in a game while its number of rated
