@@ -40,8 +40,14 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   set of was tried; and the slowest of the last climbs, about 11-18 ms, as slow before: eight
   8s parted into sets every way beside eleven melds, about 9-15 ms until the lower bound knew
   that with no wild to come 9♥ melds only with both 9♦s, which 10♦ needs one of (~1 ms), and a
-  hand against fifteen runs: open; and a climb of this pass, 8♦ 8♦ 8♦ and two Queens beside six
-  diamonds runs, about 8-9 ms: open).
+  hand against fifteen runs, about 10 ms (4.4 ms on a faster machine) until up to five cards
+  wanting wilds were parted into melds every way and a run of them took the wilds between them
+  (~1 ms); and a climb of this pass, 8♦ 8♦ 8♦ and two Queens beside six diamonds runs, about 8-9
+  ms (~1.6-3 ms on the faster machine); and a climb of the next, 8♣ and J♣ Q♣ wanting the same King
+  from the ends of two clubs runs beside fifteen melds, about 5.5 ms until a run of cards wanting
+  wilds took the wilds between them; and three that a hunt found: 8♣ left beside clubs runs with
+  Jacks wild, about 6.5 ms until the same, and two hands against fourteen and sixteen runs with
+  Kings wild where a 10 stays though the lower bound is 0, about 6 ms: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
@@ -438,7 +444,8 @@ KNOWN_SLOW = (
     # the slowest of the last climbs (~11-18 ms under load): eight 8s parted into sets every
     # way, the lower bound 0 (~9-15 ms) until it knew that 9♥, with no wild to come, melds only
     # with both 9♦s, which 10♦ needs one of: 9♥ or 10♦ stays, the bound exact (~0.6-1.1 ms);
-    # fifteen runs, open
+    # fifteen runs, ~10 ms (~4.4 on a faster machine) until up to five cards wanting wilds were
+    # parted every way (_COVER) and a run of them took the wilds between them: ~1 ms
     ("arrange", 12, "8♣ 8♣ 8♣ 8♦ 8♦ 8♦ 8♥ 8♠ 9♦ 9♦ 9♥ 10♦",  # eight 8s, no 8s on the table
      (("set", 6, 6, "6♠ 6♦ 6♥"), ("set", 4, 4, "4♠ 4♠ 4♠ 4♣ 4♦"), ("run", 0, 3, "Jo 4♣ 5♣"),
       ("run", 0, 8, "Jo 9♣ Q♥ J♣ Q♣ K♣"), ("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥"),
@@ -459,6 +466,45 @@ KNOWN_SLOW = (
       ("run", 2, 2, "2♥ Jo 4♥ Jo"), ("run", 1, 4, "4♦ 5♦ 6♦"), ("run", 1, 2, "2♦ Jo 4♦ 5♦"),
       ("run", 1, 4, "4♦ 5♦ 6♦ 7♦"), ("run", 0, 7, "7♣ 8♣ 9♣ Q♦ J♣"),  # Queens beside six
       ("run", 1, 10, "10♦ Q♥ Q♦ Q♠"), ("run", 1, 7, "Jo Jo 9♦ 10♦ J♦ Q♦"))),  # diamonds runs
+    # a climb of the next pass (--solver-steps 300), fifteen melds: 8♣, J♣ Q♣, 9♠ and 5♦ want a
+    # King each, 8♣ and J♣ Q♣ at the ends of two clubs runs, and 8♣ stays (~5.4-5.6 ms -> ~0.6 ms
+    # once a run holding 8♣ and J♣ was bounded by the two wilds between them)
+    ("arrange", 13, "5♦ 7♦ 7♠ 7♠ 7♠ 8♣ 8♦ 9♦ 9♠ J♣ Q♣ K♥ K♠",
+     (("run", 0, 4, "4♣ K♦ 6♣ 7♣ 8♣"), ("run", 1, 9, "9♦ 10♦ J♦"),
+      ("run", 1, 4, "4♦ K♦ Jo 7♦ 8♦ 9♦"), ("run", 3, 11, "J♠ Q♠ K♠"),
+      ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 9, "9♦ 10♦ J♦"),
+      ("set", 7, 7, "7♥ 7♥ 7♠ 7♥ 7♦"), ("run", 3, 8, "K♥ 9♠ 10♠ J♠ Q♠"),
+      ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 1, 4, "4♦ 5♦ K♥"), ("run", 0, 10, "10♣ J♣ Q♣ K♣"),
+      ("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠ K♠"), ("run", 0, 7, "K♣ 8♣ 9♣"),
+      ("run", 3, 9, "9♠ 10♠ J♠ Q♠"), ("run", 1, 2, "2♦ 3♦ 4♦ Jo 6♦"))),
+    # found by a hunt (constructed hands and climbs, 30 seeds), thirteen melds with Jacks wild:
+    # 8♣ stays beside clubs runs from 8♣ and 10♣ (~6.5 ms -> ~0.4 ms once a run of cards
+    # wanting wilds took the wilds between them, the lower bound exact)
+    ("arrange", 11, "6♦ 7♣ 7♣ 7♣ 7♦ 8♣ 8♦ 10♦ J♣ J♠ Q♣",
+     (("run", 0, 10, "10♣ J♣ J♥"), ("run", 0, 8, "8♣ 9♣ 10♣ J♣ Q♣"), ("run", 0, 8, "8♣ 9♣ 10♣"),
+      ("run", 1, 3, "3♦ 4♦ 5♦"), ("run", 1, 7, "7♦ Jo 9♦ 10♦"), ("set", 7, 7, "J♠ Jo 7♠ 7♠ 7♣"),
+      ("run", 1, 2, "2♦ 3♦ Jo 5♦"), ("run", 1, 3, "3♦ 4♦ 5♦ 6♦ 7♦"), ("run", 0, 8, "8♣ 9♣ Jo"),
+      ("run", 1, 7, "7♦ 8♦ 9♦ 10♦ J♦ Q♦"), ("run", 1, 3, "3♦ 4♦ 5♦ 6♦ J♥ 8♦"),
+      ("run", 0, 8, "Jo 9♣ Jo J♣ Q♣ K♣"), ("run", 1, 7, "J♦ 8♦ 9♦ Jo J♦ Jo"))),
+    # found by the same hunt, Kings wild, the lower bound 0 and 10 points left (a 10 stays):
+    # the search within the bound and within the bound it proved both fail, ~900-1,000 states
+    # (~6.3-6.5 and ~5.9-6.1 ms, as slow before the wilds between a run's cards were counted;
+    # memoising the table runs' canonical form took them to ~5.1 and ~5.0 ms but the hunt's
+    # 14-meld A♣ A♠ 2♥… hand from ~4.4 to ~4.7 ms: not taken): open
+    ("arrange", 13, "7♣ 7♥ 7♥ 8♥ 9♥ 10♣ 10♥ 10♠ J♠ Q♠ Q♠ K♣ Jo",  # fourteen runs
+     (("run", 2, 4, "4♥ 5♥ 6♥"), ("run", 3, 5, "5♠ 6♠ 7♠"), ("run", 2, 8, "8♥ 9♥ K♠ K♥ Jo K♥"),
+      ("run", 3, 3, "3♠ 4♠ 5♠ 6♠ 7♠ 8♠"), ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣"),
+      ("run", 2, 7, "K♥ 8♥ 9♥ 10♥ K♦"), ("run", 2, 2, "2♥ 3♥ K♣ 5♥ K♦ 7♥"),
+      ("run", 3, 3, "K♠ 4♠ 5♠ 6♠ 7♠ 8♠"), ("run", 0, 6, "6♣ 7♣ 8♣ 9♣ 10♣"),
+      ("run", 0, 8, "8♣ 9♣ 10♣ J♣ Q♣ Jo"), ("run", 0, 9, "9♣ 10♣ Jo Q♣ K♣"),
+      ("run", 2, 10, "10♥ J♥ Q♥ K♥"), ("run", 2, 4, "4♥ 5♥ 6♥ 7♥"), ("run", 2, 3, "K♠ 4♥ K♦ 6♥"))),
+    ("arrange", 13, "7♣ 7♠ 8♣ 8♣ 9♣ 10♣ 10♠ 10♠ J♣ J♣ J♠ Q♣ K♣",  # sixteen melds
+     (("run", 3, 4, "4♠ K♣ 6♠ 7♠ 8♠"), ("run", 3, 3, "3♠ 4♠ K♣ 6♠"), ("run", 0, 6, "Jo 7♣ 8♣ Jo"),
+      ("run", 3, 11, "J♠ Q♠ K♥"), ("run", 0, 1, "K♠ K♥ 3♣ 4♣ 5♣ 6♣"), ("run", 3, 3, "3♠ 4♠ 5♠"),
+      ("run", 0, 9, "9♣ Jo J♣ Q♣"), ("run", 3, 3, "K♠ 4♠ 5♠ Jo"), ("run", 3, 9, "K♠ 10♠ J♠"),
+      ("run", 2, 8, "8♥ K♠ 10♥ J♥ Jo K♥"), ("run", 3, 8, "8♠ 9♠ Jo"), ("set", 6, 6, "6♠ 6♣ 6♠"),
+      ("run", 0, 8, "K♦ 9♣ 10♣ J♣ K♥ K♣"), ("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠"),
+      ("set", 7, 7, "7♦ 7♠ 7♦ 7♣ 7♠"), ("run", 0, 6, "6♣ 7♣ 8♣ 9♣"))),
 )
 
 

@@ -61,26 +61,30 @@ going into a meld without wilds alone but no two such melds holding one each, co
 card wanting one wild: 10♦ 10♦ beside a single 9♦, both melded only as 10♦ 10♦ and a wild, since
 a run takes one copy of a card); against four table runs or more, up to five such cards
 are also parted into melds every way (all of one rank, or of one suit and different ranks,
-each taking at least what each of its cards takes without the others), and leave at least the
-cheapest of them whose leaving lets the others meld with the wilds to come (J♣ Q♣ Q♣ with two
-Kings: Q♣ Q♣ K and J♣ Q♣ K take one each, but then J♣ alone takes two, Q♣ alone no meld: the
-J♣ stays), beside such copies of other ranks, and of other suits or too far from the cards
-of theirs for a run to hold both (8♣ 8♣ beside Q♣ with one wild to come, no 9♣ 10♣ J♣ in hand
-nor a clubs run between them on the table), each either left in hand or taking a wild of their
-own; and with no wild to come, against four table runs or more, a card that melds only in a set
-of its rank, the only three of it, takes the other two, so it or a card with no meld without
-them stays (9♥ beside 9♦ 9♦ 10♦ and a diamonds run up to 8♦). The whole hand is searched first
-with the budget of its lower bound (an arrangement meeting it is the best, and the bounds make
-that search short), then, if there is none, with the budget of the higher bound that search
-proved, and only then with no budget. A state searched within its budget is memoised with its
-exact cost and its first choice that reaches it; one that cannot stay within its budget, with
-the lower bound the search proved. States are kept canonical so that the memo knows them again:
-slack and margins beyond the wilds still free are dropped; a table run that no undecided card
-can reach any more is folded into the slack (with its wild limit checked), and one extended
-upwards at once (lower cards come first); twin runs (the same suit and state) are tried once;
-the room below a run that no card can reach from below counts only up to the wilds still free,
-and not at all once the slack is full; and cards that can only stay in hand or go into a set of
-their rank are counted by rank, not named.
+each taking at least what each of its cards takes without the others, and a run at least a
+wild for each place between its lowest and highest that no other card of the hand fills, nor
+a table run lying between them), and leave at least the cheapest of them whose leaving lets
+the others meld with the wilds to come (J♣ Q♣ Q♣ with two Kings: Q♣ Q♣ K and J♣ Q♣ K take one
+each, but then J♣ alone takes two, Q♣ alone no meld: the J♣ stays; 8♣ J♣ Q♣ with one King
+beside 4♣…9♣ and 10♣…K♣ on the table: 8♣ goes below 10♣ with a wild for 9♣, J♣ Q♣ above 9♣
+with one for 10♣, each wanting one, but they compete for it, and a run holding all three takes
+two, for 9♣ and 10♣: the 8♣ stays), beside such copies of other ranks, and of other suits or
+too far from the cards of theirs for a run to hold both (8♣ 8♣ beside Q♣ with one wild to come,
+no 9♣ 10♣ J♣ in hand nor a clubs run between them on the table), each either left in hand or
+taking a wild of their own; and with no wild to come, against four table runs or more, a card
+that melds only in a set of its rank, the only three of it, takes the other two, so it or a
+card with no meld without them stays (9♥ beside 9♦ 9♦ 10♦ and a diamonds run up to 8♦). The
+whole hand is searched first with the budget of its lower bound (an arrangement meeting it is
+the best, and the bounds make that search short), then, if there is none, with the budget of the
+higher bound that search proved, and only then with no budget. A state searched within its
+budget is memoised with its exact cost and its first choice that reaches it; one that cannot
+stay within its budget, with the lower bound the search proved. States are kept canonical so
+that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
+table run that no undecided card can reach any more is folded into the slack (with its wild
+limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
+suit and state) are tried once; the room below a run that no card can reach from below counts
+only up to the wilds still free, and not at all once the slack is full; and cards that can only
+stay in hand or go into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -391,6 +395,7 @@ class _Solver:
         self._parts_memo: dict = {}  # by the cards wanting wilds kept and left to part
         self._wants_memo: dict = {}  # by a card and the cards of its rank and suit absent
         self._meets_memo: dict = {}  # (:meth:`_meets`)
+        self._span_memo: dict = {}  # (:meth:`_span`)
         #: the cards of each card's rank or suit (what :meth:`_want` looks at)
         self._kin = [rank_mask[rank[j]] | suit_mask[suit[j]] for j in range(n)]
         #: the copies that meld together only with a wild to come (:meth:`_copy_pairs`), each
@@ -1033,9 +1038,11 @@ class _Solver:
         """The fewest wilds to come that the cards ``keep`` (each wanting some) take in melds:
         each meld holds some of them (all of one rank, or of one suit and different ranks) and
         takes at least what each of these takes in any meld without the other cards of ``keep``
-        (:meth:`_want`). ``rest``: the cards of ``keep`` still to part; if not given, all of
-        them, as many parts as they have (cards of no rank nor suit in common share no meld,
-        and what a card takes depends only on the cards of its rank and suit). Memoised."""
+        (:meth:`_want`), and a run at least the wilds between its lowest and highest of them
+        (:meth:`_span`: 8♣ J♣ Q♣ two, for 9♣ 10♣, though each takes one alone). ``rest``: the
+        cards of ``keep`` still to part; if not given, all of them, as many parts as they have
+        (cards of no rank nor suit in common share no meld, and what a card takes depends only
+        on the cards of its rank and suit). Memoised."""
         if rest is None:
             total = 0
             while keep:
@@ -1056,8 +1063,9 @@ class _Solver:
         while True:  # (the lowest card with every subset of its mates)
             group = sub | 1 << j
             ok = True
+            ranks = 0
             if sub & ~self._rank_mask[rank[j]]:  # a run: one suit, different ranks
-                ranks, m = 0, group
+                m = group
                 while m:
                     low = m & -m
                     m ^= low
@@ -1079,6 +1087,10 @@ class _Solver:
                         want = memo[k] = self._want(*k)
                     if want > w:
                         w = want
+                if ranks & (ranks - 1):  # (a run: the places between its cards)
+                    span = self._span(suit[j], ranks, absent)
+                    if span > w:
+                        w = span
                 if w < best:
                     w += self._parts(keep, rest ^ group)
                     if w < best:
@@ -1088,6 +1100,28 @@ class _Solver:
             sub = (sub - 1) & mates
         self._parts_memo[keep, rest] = best
         return best
+
+    def _span(self, s: int, ranks: int, absent: int) -> int:
+        """The fewest wilds to come that a run of suit ``s`` holding the ranks ``ranks`` (bits,
+        two or more) takes between its lowest and highest: the places there that no natural
+        card of the hand but the ``absent`` ones fills (of the suit, not of the wild rank),
+        nor one run on the table lying between them (both ends laid onto it). Memoised."""
+        natural = self._ranks(self.suit_mask[s] & ~absent)[1]
+        a = (ranks & -ranks).bit_length() - 1
+        b = ranks.bit_length() - 1
+        key = (s, a, b, natural)
+        hit = self._span_memo.get(key)
+        if hit is None:
+            inner = (1 << b) - (2 << a)
+            hit = b - a - 1 - (natural & inner).bit_count()
+            for lo, hi, _, _ in self._suit_runs[s]:
+                if a < lo and hi < b:
+                    w = b - a - 1 - (hi - lo + 1) - (natural & inner & ~((2 << hi) - (1 << lo))
+                                                     ).bit_count()
+                    if w < hit:
+                        hit = w
+            self._span_memo[key] = hit
+        return hit
 
     def _short(self, wanting: int, free: int) -> tuple[int, int]:
         """Of the cards ``wanting`` wilds, ``free`` of them to come: the cards that need more

@@ -730,6 +730,29 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
     assert best.layoffs == (LayOff(0, tuple(C("3C")), ()),)
 
 
+def test_R4_R6_a_run_of_cards_wanting_wilds_takes_the_places_between_them():
+    """R4, R6 (Kings wild, issue 14): 8♣ J♣ Q♣ with one King, four clubs runs on the table: 8♣
+    goes below 10♣…K♣ with the King for 9♣, J♣ Q♣ above 4♣…9♣ with it for 10♣ (Q♣ alone takes
+    two), so each wants one wild, and the lower bound took the three as one meld wanting one
+    (A♣…3♣ and 2♣…4♣ too far: they make the four runs it asks for); but a run holding 8♣ and
+    J♣ takes a wild for each of 9♣ 10♣, which no other club of the hand fills and no table run
+    lies between: one of them stays, the cheapest the 8♣ (J♣ Q♣ K is one wild), and the
+    lower bound counts its 8 points and the card (it counted nothing). The arrangement lays
+    K♠ J♣ Q♣ above 4♣…9♣ and leaves exactly the 8♣. (It made a hand against fifteen runs that a
+    climb found, bench/engine.py's KNOWN_SLOW, ~5.4 ms -> ~0.6 ms.)"""
+    from cardarena.server.games.melds import _Solver
+
+    hand = C("8C JC QC KS")
+    table = [Meld(RUN, 0, 10, tuple(C("10C JC QC KC"))),
+             Meld(RUN, 0, 4, tuple(C("4C 5C 6C 7C 8C 9C"))),
+             Meld(RUN, 0, 1, tuple(C("AC 2C 3C"))), Meld(RUN, 0, 2, tuple(C("2C 3C 4C")))]
+    s = _Solver(hand, 13, table, 20)
+    assert _root_floor(s) == 32 * 8 + 1
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.points == 8 and best.deadwood == tuple(C("8C"))
+    assert best.layoffs == (LayOff(1, (), tuple(C("KS JC QC"))),)
+
+
 def test_R4_R6_two_copies_beside_one_neighbour_meld_together_only_with_a_wild():
     """R4, R6 (Kings wild, issue 14): 10♦ 10♦ 9♦ with 5♦…8♦ on the table: each 10♦ goes into a
     meld without wilds alone (9♦ 10♦ onto 8♦), but a run takes one copy of a card and the 9♦
