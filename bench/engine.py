@@ -47,11 +47,14 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   from the ends of two clubs runs beside fifteen melds, about 5.5 ms until a run of cards wanting
   wilds took the wilds between them; and three that a hunt found: 8♣ left beside clubs runs with
   Jacks wild, about 6.5 ms until the same, and two hands against fourteen and sixteen runs with
-  Kings wild where a 10 stays though the lower bound is 0, about 6 ms: open).
+  Kings wild where a 10 stays though the lower bound is 0, about 6 ms: open; and the slowest of
+  a wider hunt, --solver-hunt's way over 60 seeds at 300 steps: 3♦ 3♦ 3♥ … with five wilds
+  beside ten melds, about 31 ms, and four more at about 7-12 ms: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands. Usage for the solver alone:
-python bench/engine.py --solver-only
+python bench/engine.py --solver-only; with a wider hunt for slow hands (about two minutes more):
+python bench/engine.py --solver-only --solver-hunt 60 --solver-steps 300
 """
 from __future__ import annotations
 
@@ -505,6 +508,37 @@ KNOWN_SLOW = (
       ("run", 2, 8, "8♥ K♠ 10♥ J♥ Jo K♥"), ("run", 3, 8, "8♠ 9♠ Jo"), ("set", 6, 6, "6♠ 6♣ 6♠"),
       ("run", 0, 8, "K♦ 9♣ 10♣ J♣ K♥ K♣"), ("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠"),
       ("set", 7, 7, "7♦ 7♠ 7♦ 7♣ 7♠"), ("run", 0, 6, "6♣ 7♣ 8♣ 9♣"))),
+    # the slowest of a wider hunt (--solver-hunt's way, 60 seeds at 300 steps), open: five wilds
+    # (four Kings and a joker) beside ten melds, ~31 ms, 5,903 searched states; then ~7-12 ms
+    ("arrange", 13, "3♦ 3♦ 3♥ 4♦ 5♦ 6♦ 7♥ 8♦ K♦ K♥ K♠ K♠ Jo",
+     (("run", 2, 4, "4♥ Jo Jo 7♥ 8♥"), ("run", 1, 5, "5♦ 6♦ 7♦ 8♦ 9♦ 10♦"),
+      ("run", 2, 10, "Jo J♥ K♥ K♥"), ("run", 1, 5, "5♦ 6♦ 7♦"), ("run", 2, 5, "5♥ 6♥ 7♥ Jo 9♥ 10♥"),
+      ("run", 1, 9, "9♦ 10♦ J♦ K♥ K♠"), ("run", 1, 6, "6♦ 7♦ Jo 9♦ 10♦"),
+      ("run", 1, 9, "9♦ 10♦ J♦"), ("run", 1, 1, "A♦ 2♦ 3♦ 4♦"), ("set", 3, 3, "Jo Jo 3♦ 3♣"))),
+    ("arrange", 12, "6♦ 6♥ 6♥ 6♥ 7♦ 7♥ 8♥ 9♦ 9♥ 9♥ 10♦ Q♥",
+     (("run", 2, 8, "8♥ 9♥ 10♥ Jo Q♥ K♥"), ("run", 1, 8, "8♦ 9♦ 10♦ J♦ Q♦ Jo"),
+      ("run", 2, 2, "Q♣ 3♥ Q♠ 5♥"), ("set", 6, 6, "Jo 6♦ 6♠ 6♥"), ("run", 2, 3, "3♥ 4♥ 5♥"),
+      ("run", 2, 7, "7♥ 8♥ 9♥ 10♥ Q♥ Q♥"), ("run", 2, 3, "3♥ 4♥ 5♥ Jo"), ("run", 1, 3, "3♦ 4♦ 5♦"),
+      ("run", 1, 10, "10♦ J♦ Q♣ K♦"), ("run", 1, 9, "Q♣ 10♦ J♦ Q♦ K♦"))),
+    ("arrange", 12, "8♣ 8♦ 8♦ 9♣ 9♦ 10♣ 10♦ 10♦ J♦ Q♣ Q♦ K♣",
+     (("run", 2, 10, "Q♠ J♥ Q♥"), ("set", 8, 8, "8♣ 8♠ 8♦"), ("run", 1, 3, "3♦ 4♦ 5♦ 6♦ 7♦ 8♦"),
+      ("run", 1, 7, "Jo Q♦ 9♦ Jo J♦ Q♦"), ("run", 0, 4, "Jo 5♣ 6♣ 7♣"),
+      ("run", 1, 3, "3♦ 4♦ 5♦ 6♦ 7♦"), ("run", 0, 10, "10♣ Jo Q♣ K♣"), ("run", 0, 5, "5♣ 6♣ 7♣"),
+      ("run", 0, 4, "4♣ 5♣ 6♣ 7♣ 8♣ 9♣"), ("run", 1, 10, "10♦ J♦ Q♦ K♦"),
+      ("run", 0, 11, "J♣ Q♣ K♣"), ("run", 0, 5, "5♣ 6♣ Jo"), ("run", 1, 10, "10♦ J♦ Jo"),
+      ("run", 0, 7, "7♣ 8♣ Jo 10♣"), ("set", 9, 9, "9♥ 9♥ 9♦ 9♦ 9♣"))),
+    ("arrange", 13, "5♣ 6♦ 6♦ 7♣ 7♦ 8♣ 8♦ 9♦ 10♦ 10♥ J♦ K♣ K♠",
+     (("run", 0, 8, "K♦ 9♣ 10♣ J♣"), ("run", 1, 1, "A♦ 2♦ 3♦ 4♦ 5♦"), ("run", 0, 2, "Jo 3♣ 4♣"),
+      ("run", 1, 8, "Jo 9♦ 10♦ J♦ Q♦ Jo"), ("set", 4, 4, "4♦ 4♥ 4♠ 4♠"),
+      ("set", 6, 6, "6♣ 6♠ 6♠ 6♠"), ("run", 1, 1, "Jo 2♦ Jo 4♦ 5♦"),
+      ("run", 0, 6, "6♣ 7♣ 8♣ Jo K♥ K♥"), ("run", 1, 7, "7♦ 8♦ 9♦ K♠ J♦"),
+      ("run", 0, 6, "6♣ K♥ 8♣ 9♣ 10♣ J♣"), ("run", 1, 5, "Jo 6♦ 7♦ 8♦"), ("run", 0, 2, "2♣ 3♣ 4♣"),
+      ("run", 0, 5, "5♣ 6♣ 7♣ 8♣ 9♣ 10♣"), ("run", 1, 2, "2♦ 3♦ K♣ 5♦"))),
+    ("arrange", 13, "7♣ 8♣ 8♣ 8♣ 8♣ 8♥ 8♠ 9♣ J♠ Q♣ Q♠ Jo Jo",
+     (("run", 3, 10, "10♠ J♠ Q♠ K♠"), ("run", 3, 5, "5♠ 6♠ Jo 8♠"),
+      ("run", 3, 6, "6♠ 7♠ Jo 9♠ 10♠ J♠"), ("run", 0, 3, "3♣ 4♣ 5♣ 6♣ 7♣"),
+      ("run", 0, 9, "Jo 10♣ J♣ Q♣ K♣"), ("run", 0, 3, "K♥ 4♣ 5♣ 6♣"), ("run", 0, 3, "Jo 4♣ 5♣"),
+      ("run", 2, 10, "10♥ J♥ Jo K♥"), ("run", 0, 3, "3♣ K♠ 5♣ 6♣ Jo"))),
 )
 
 
@@ -524,12 +558,29 @@ def _known_slow_calls() -> list[tuple]:
 TARGET_MS = 5.0
 
 
+def _hunt(seeds: int, steps: int, constructed: int = 300, climbs: int = 4) -> list[tuple]:
+    """A wider search than the default run's: for each of ``seeds`` more seeds, ``constructed``
+    hands (:func:`_constructed_hands`) and hill climbing from the ``climbs`` slowest of them,
+    ``steps`` steps each. Each seed finds other slow hands: 60 seeds at 300 steps found hands
+    up to seven times as slow as the default run's worst (KNOWN_SLOW's last entries)."""
+    import random
+
+    found = []
+    for seed in range(1000, 1000 + seeds):
+        rng = random.Random(seed)
+        built = sorted(_constructed_hands(rng, constructed), key=_call_ms)[-climbs:]
+        found += [_climb(rng, c, 4, steps, bool(c[3]), most_melds=24) for c in built]
+        print(f"  hunt: seed {seed - 999} of {seeds} climbed", flush=True)
+    return found
+
+
 def solver_worst_case(seeds: int = 2, steps: int = 120, starts: int = 2, constructed: int = 400,
-                      climbs: int = 6, show: int = 5) -> None:
+                      climbs: int = 6, show: int = 5, hunt: int = 0) -> None:
     """The meld solver's worst case over the hands play reaches, a search for slow hands, the
-    constructed hands (and hill climbing from the slowest of them) and the slow hands found
-    before (module docstring): max and 99th percentile per kind of call, the slowest hands,
-    and the worst of all against the target."""
+    constructed hands (and hill climbing from the slowest of them), the slow hands found
+    before (module docstring) and, with ``hunt``, a wider search over that many more seeds
+    (:func:`_hunt`): max and 99th percentile per kind of call, the slowest hands, and the
+    worst of all against the target."""
     import random
 
     from cardarena.server.games.cards import CARD_TEXT
@@ -548,6 +599,8 @@ def solver_worst_case(seeds: int = 2, steps: int = 120, starts: int = 2, constru
                ("search for slow hands", _slowest_hands(rng, steps, starts)),
                ("constructed hands", built),
                ("known slow hands", _known_slow_calls()))
+    if hunt:
+        sources += ((f"hunt over {hunt} seeds", _hunt(hunt, steps)),)
     overall = []
     for name, calls in sources:
         for kind in ("arrange", "going out"):
@@ -584,6 +637,9 @@ def main() -> None:
     ap.add_argument("--solver-only", action="store_true", help="only the meld solver figures")
     ap.add_argument("--solver-steps", type=int, default=120,
                     help="hill-climbing steps per start in the search for slow solver hands")
+    ap.add_argument("--solver-hunt", type=int, default=0, metavar="SEEDS",
+                    help="also hunt for slow solver hands over this many more seeds (constructed "
+                         "hands and climbs from the slowest; ~2 s a seed at 300 steps)")
     args = ap.parse_args()
     if not args.solver_only:
         print(f"{'game':<16}{'players':>8}{'games/s':>12}{'decisions/s':>14}{'ms/game':>10}")
@@ -597,7 +653,7 @@ def main() -> None:
             print(f"{gid:<16}{n:>8}{gps:>12.1f}{dps:>14.0f}{ms:>10.2f}", flush=True)
     if not args.no_solver and (not args.game or "three-thirteen" in args.game):
         solver_figures()
-        solver_worst_case(steps=args.solver_steps)
+        solver_worst_case(steps=args.solver_steps, hunt=args.solver_hunt)
 
 
 if __name__ == "__main__":
