@@ -41,9 +41,11 @@ The cost of a state is found by a depth-first branch and bound. A choice is sear
 the budget of beating the best choice so far, and not at all when a lower bound says it cannot:
 the cards no meld can take any more (nothing of their rank, or only one other when no wild is to
 come, nothing of their suit near enough for the wilds still to come, no table meld within reach:
-a table run is out of reach of a card when the wilds up to it would outnumber its naturals even
-with every card of its suit beyond it laid onto it: Q♦ up to Jo Jo 6♦ 7♦ 8♦, the hand's 6♦
-and 7♦ within it) stay in hand; a small group of undecided cards that
+a table run is out of reach of a card when no way of extending it to the card keeps its wilds
+no more than its naturals, every place the hand's cards of its suit can fill filled: Q♦ up to
+Jo Jo 6♦ 7♦ 8♦, the hand's 6♦ and 7♦ within it; 7♥ down to Jo J♥ Q♥ Jo, 8♥ 9♥ wild and the
+hand's 3♥ three wild places further; the search does not track a run no card reaches) stay in
+hand; a small group of undecided cards that
 can share no meld with any other undecided card (J♦ Q♦ Q♦ beside hearts runs; 7♣ 9♣ 9♠ when
 Queens are wild, with a clubs run on the table; 9♠ 9♠ 10♠ beside hearts runs once the 4♠ that
 joined them to the 4♥ is decided; solved so once its cards are met again, the first time only if
@@ -339,12 +341,14 @@ class _Solver:
         self._down_cache: dict = {}
         self._up_cache: dict = {}
         self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
-        # the table: sets take any natural of their rank; runs are tracked when the hand holds
-        # a card of their suit outside their span
+        # the table: sets take any natural of their rank; runs are tracked when a card of the
+        # hand can reach them (:func:`_reaches`); the thresholds of the dearer bounds (eager,
+        # alone) count the runs with a card of their suit in hand outside their span
         self.table = list(table)
         self.set_rank: dict[int, int] = {}
         self.runs: list[int] = []          # table indices of the relevant runs
         base_slack = 0
+        busy = 0  # (the table's runs with cards of their suit beyond them in hand)
         gap = [_INF] * n  # the fewest wilds that lay a card off onto a run on the table
         for t, m in enumerate(self.table):
             if m.kind == SET:
@@ -352,24 +356,33 @@ class _Solver:
                 base_slack += m.naturals - m.wilds
                 continue
             lo, hi, margin = m.low, m.high, m.naturals - m.wilds
-            # (its wilds never outnumber its naturals: with every card of its suit beyond it
-            # laid onto it, the others between the card and it among them, it pays for at most
-            # this many wilds up to a card, so a card farther off never reaches it)
+            # (its wilds never outnumber its naturals: a card reaches it only if some way of
+            # extending it to the card, every place the hand's cards of its suit can fill
+            # filled, keeps them so, :func:`_reaches`; a run no card reaches takes wilds only)
             beyond = suit_mask[m.key] & ~(above[lo - 1] & ~above[hi])
-            reach = margin + 2 * beyond.bit_count() - 1
+            ranks = 0
             bits = beyond
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                ranks |= 1 << rank[low.bit_length() - 1]
+            bits, reached = beyond, 0
             while bits:
                 low = bits & -bits
                 bits ^= low
                 j = low.bit_length() - 1
                 r = rank[j]
-                w = lo - r - 1 if r < lo else r - hi - 1
-                if w < gap[j] and w <= reach:
-                    gap[j] = w
-            if beyond:
+                if _reaches(ranks, lo, hi, margin, r):
+                    reached |= low
+                    w = lo - r - 1 if r < lo else r - hi - 1
+                    if w < gap[j]:
+                        gap[j] = w
+            if reached:
                 self.runs.append(t)
             else:
                 base_slack += max(0, min(margin, 13 - len(m.cards)))
+            if beyond:
+                busy += 1
         self.base_slack = base_slack
         self.ts0 = tuple((self.table[t].key, self.table[t].low, self.table[t].high,
                           self.table[t].naturals - self.table[t].wilds) for t in self.runs)
@@ -450,10 +463,10 @@ class _Solver:
         self._whole: tuple = ()  # the groups of the whole hand (:meth:`_whole_groups`)
         self._met: set = set()  # the undecided cards met once (:meth:`solve`)
         #: whether the groups of the whole hand bound a state the first time its cards are met
-        self.eager = len(self.runs) >= 4
+        self.eager = busy >= 4
         #: the groups that bound a state met again (:meth:`floor`): those of its cards against
         #: six table runs or more, else those of the whole hand
-        self.alone = 2 if len(self.runs) >= 6 else 1
+        self.alone = 2 if busy >= 6 else 1
         self._apart_memo: dict = {}  # by the undecided cards apart, the wilds to come, the runs
         self._alone: dict = {}  # by one group's undecided cards, the wilds to come, its runs
         self._alone_solvers: dict = {}  # by group
@@ -857,7 +870,7 @@ class _Solver:
                 a, b = (p, lo) if p < lo else (hi, p)
                 w = b - a - 1 - (natural >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
                 # (R4 on the run: the naturals it could gain, the cards of its suit beyond it)
-                if w < best and w <= margin + (mine & beyond).bit_count():
+                if w < best and _reaches(present & ~((2 << hi) - (1 << lo)), lo, hi, margin, p):
                     best = w
         return best
 
@@ -1224,7 +1237,7 @@ class _Solver:
         wild = sum(self.wmask & self.suit_mask[s] for s in range(4) if suits >> s & 1)
         xs = tuple(x for x, t in enumerate(self.runs) if suits >> self.table[t].key & 1)
         if (g | wild).bit_count() > _APART or len(xs) > 2 or (wild or xs) and (
-                2 * (g | wild).bit_count() >= len(self.nat) or len(self.runs) < 4):
+                2 * (g | wild).bit_count() >= len(self.nat) or not self.eager):
             return None
         melds = [self.table[self.runs[x]] for x in xs] + [
             m for m in self.table if m.kind == SET and ranks >> m.key & 1]
@@ -1834,6 +1847,34 @@ def _run_wants(have: int, nat: int) -> tuple[int, ...]:
                 if lo <= p <= hi and w < best[p]:
                     best[p] = w
     return tuple(best)
+
+
+def _reaches(ranks: int, lo: int, hi: int, margin: int, p: int) -> bool:
+    """Whether a run on the table from ``lo`` to ``hi`` whose naturals outnumber its wilds by
+    ``margin`` can be extended to rank ``p`` (outside it) keeping its wilds no more than its
+    naturals (R4), with the hand's cards of its suit at the ranks ``ranks`` (bits, none within
+    it): each place it gains is a natural where the hand has the card, else a wild; it gains
+    every place between it and ``p``, and at either end any further places that gain it more
+    naturals than wilds. 7♥ does not reach Jo J♥ Q♥ Jo (10 to K, two naturals, two wilds): 8♥
+    and 9♥ would be wild, and the hand's 3♥ beyond gains nothing (three wild places to it)."""
+    def further(x: int, step: int) -> int:  # (the most naturals less wilds past rank x)
+        best = net = 0
+        x += step
+        while 1 <= x <= 13:
+            net += 1 if ranks >> x & 1 else -1
+            if net > best:
+                best = net
+            x += step
+        return best
+
+    a, b = (p, lo) if p < lo else (hi, p)
+    inner = (ranks >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
+    gain = 1 + 2 * inner - (b - a - 1)  # (p natural, the places between filled or wild)
+    if p < lo:
+        gain += further(p, -1) + further(hi, 1)
+    else:
+        gain += further(lo, -1) + further(p, 1)
+    return margin + gain >= 0
 
 
 def _linked(cards: int, links: list[int]) -> int:

@@ -809,6 +809,38 @@ def test_R4_R6_a_table_run_gains_naturals_only_from_cards_beyond_it():
     assert best.deadwood == tuple(C("QD"))
 
 
+def test_R4_R6_a_card_reaches_a_table_run_only_if_the_places_it_gains_keep_the_wild_limit():
+    """R4, R6 (Kings wild, issue 14): Jo J♥ Q♥ Jo (10 to K, two naturals, two wilds) can gain no
+    wild: 7♥ reaches it only with 8♥ and 9♥ wild, and the hand's 3♥ lies three wild places
+    further (6♥ 5♥ 4♥), so no way of extending the run down to 7♥ keeps its wilds no more
+    than its naturals. The solver does not track the run (no card reaches it), and the lower
+    bound counts both hearts, which no meld takes (10 points and two cards; it counted none of
+    them when a card was taken to reach a run if the run could pay for the wilds up to it with
+    every card of its suit in hand, 3♥ included, laid onto it). 6♥ 7♥ K♠ K♠ do reach it:
+    they go below it (four naturals, four wilds; a lay-off rather than a new run of the same
+    worth). (It made bench/engine.py's
+    KNOWN_SLOW hand of five wilds beside ten melds, whose 7♥ stays, ~31 ms -> ~0.5 ms.)"""
+    from cardarena.server.games.melds import _reaches, _Solver
+
+    table = [Meld(RUN, 2, 10, tuple(C("Jo JH QH Jo")))]
+    hearts = 1 << 3 | 1 << 7
+    assert not _reaches(hearts, 10, 13, 0, 7)
+    assert _reaches(hearts | 1 << 6, 10, 13, 0, 7)
+    hand = C("3H 7H KS KS")
+    s = _Solver(hand, 13, table, 20)
+    assert s.runs == []
+    assert _root_floor(s) == 32 * 10 + 2
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.deadwood == tuple(C("3H 7H KS KS")) and not best.layoffs
+
+    hand = C("6H 7H KS KS")
+    s = _Solver(hand, 13, table, 20)
+    assert s.runs == [0]
+    best = _check_against_brute_force(hand, 13, table)
+    assert best.deadwood == () and not best.melds
+    assert best.layoffs == (LayOff(0, tuple(C("6H 7H KS KS")), ()),)
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
