@@ -80,7 +80,10 @@ whole hand is searched first with the budget of its lower bound (an arrangement 
 the best, and the bounds make that search short), then, if there is none, with the budget of the
 higher bound that search proved, and only then with no budget. A state searched within its
 budget is memoised with its exact cost and its first choice that reaches it; one that cannot
-stay within its budget, with the lower bound the search proved. States are kept canonical so
+stay within its budget, with the lower bound the search proved; and a state that offers no more
+than one searched before (the same undecided cards, wilds needed and wild pool, no more slack,
+and no table run that one lacks or has with a greater margin: a lay-off onto a run only takes
+it away) costs at least what that one was found to cost at least. States are kept canonical so
 that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
 table run that no undecided card can reach any more is folded into the slack (with its wild
 limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
@@ -129,7 +132,7 @@ a hand go out) and :func:`extend` (a table meld after a lay-off).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import combinations, combinations_with_replacement
@@ -139,6 +142,8 @@ SET, RUN = "set", "run"
 _INF = 1 << 40
 # the cost of an arrangement: points first, then cards left (a hand holds fewer than 32)
 _POINT, _CARD = 32, 1
+#: a choice of the search: (points it leaves, the next state, what it lays)
+_Move = tuple[int, tuple[int, int, int, int, tuple], tuple]
 #: the most cards of a group apart from the table that the lower bound solves alone
 _APART = 5
 #: the most cards wanting wilds whose melds the lower bound parts every way (:meth:`_cover`): 5,
@@ -439,6 +444,10 @@ class _Solver:
         self.counted_all = sum(g for g, _ in self.counted)
         self.memo: dict = {}
         self.bounds: dict = {}
+        #: the states searched with table runs, by the rest of their key but the slack: (their
+        #: slack, their table runs, what they cost at least); a state offering no more (no more
+        #: slack, no run they lack or with a greater margin) costs at least as much
+        self._dom: dict = {}
         self._floors: dict = {}  # the lower bounds but the groups apart, by cards and wilds
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
@@ -495,7 +504,7 @@ class _Solver:
         avail = self._suit_avail(i, mask)
         if avail:
             p = self.rank[i]
-            stack = [(0, p, 0, (i,), 1 << i)]
+            stack: list[tuple[int, int, int, tuple[int, ...], int]] = [(0, p, 0, (i,), 1 << i)]
             while stack:
                 start, last, gaps, chosen, bits = stack.pop()
                 for t in range(start, len(avail)):
@@ -550,7 +559,7 @@ class _Solver:
         avail = self._suit_avail(i, mask)
         if avail:
             isw = self.isw
-            stack = [(0, p, 0, 1, 1 << i, isw[i])]
+            stack: list[tuple[int, int, int, int, int, int]] = [(0, p, 0, 1, 1 << i, int(isw[i]))]
             while stack:
                 start, last, gaps, k, bits, own = stack.pop()
                 for t in range(start, len(avail)):
@@ -912,7 +921,8 @@ class _Solver:
             for x in range(len(rank)):
                 if suit[x] == s and not isw[x]:
                     count[rank[x]] += 1
-            ways = [(None, (p - 2, p - 1)), (None, (p - 1, p + 1)), (None, (p + 1, p + 2))]
+            ways: list[tuple[int | None, tuple[int, ...]]] = [
+                (None, (p - 2, p - 1)), (None, (p - 1, p + 1)), (None, (p + 1, p + 2))]
             for t, (lo, hi, _, _) in enumerate(self._suit_runs[s]):
                 if p < lo:
                     ways.append((t, tuple(range(p + 1, lo))))
@@ -1360,6 +1370,11 @@ class _Solver:
         bound = self.bounds.get(key, 0)
         if bound > budget:
             return bound
+        if ts:  # (a state offering as much costs no more: what it costs at least)
+            for more, other, lb in self._dom.get(key[:3], ()):
+                if lb > budget and more >= slack and _covers(other, ts):
+                    self.bounds[key] = lb
+                    return lb
         if not mask:
             cost = self._end_cost(need, q, slack)
             self.memo[key] = (cost, None)
@@ -1377,11 +1392,14 @@ class _Solver:
         if alone and self.apart:
             least = self.floor(mask, free, ts, alone)
         else:
-            least = self._floors.get((mask, free))
-            if least is None:
-                least = self._floors[mask, free] = self.floor(mask, free, None, 0)
+            known = self._floors.get((mask, free))
+            if known is None:
+                known = self._floors[mask, free] = self.floor(mask, free, None, 0)
+            least = known
         if least > budget:
             self.bounds[key] = least
+            if ts:
+                self._dom.setdefault(key[:3], []).append((slack, ts, least))
             return least
         solve, floor, wmask, floors = self.solve, self.floor, self.wmask, self._floors
         best = budget + 1 if budget < _INF else _INF
@@ -1409,11 +1427,15 @@ class _Solver:
                 bound = c
         if best > budget:  # nothing within the budget
             self.bounds[key] = bound
+            if ts:
+                self._dom.setdefault(key[:3], []).append((slack, ts, bound))
             return bound
         self.memo[key] = (best, choice)
+        if ts:
+            self._dom.setdefault(key[:3], []).append((slack, ts, best))
         return best
 
-    def _moves(self, mask: int, need: int, q: int, slack: int, ts: tuple):
+    def _moves(self, mask: int, need: int, q: int, slack: int, ts: tuple) -> Iterator[_Move]:
         """The choices for the lowest undecided card, in the canonical order: (points it
         leaves, next state, choice). Lay-offs first (at equal cost a lay-off is kept rather
         than a new meld), then new melds, and leaving the card last."""
@@ -1434,7 +1456,8 @@ class _Solver:
         else:
             yield self.cost[i], (mask ^ bit, need, q, slack, ts), ("dead",)
 
-    def _table_runs(self, i, mask, need, q, slack, ts):
+    def _table_runs(self, i: int, mask: int, need: int, q: int, slack: int,
+                    ts: tuple) -> Iterator[_Move]:
         """Lay the card off onto a run on the table, at its low end (with the cards of the suit
         up to the run) or its high end (with any higher cards of the suit), gaps wild. A run
         extended upwards can take nothing more (lower cards are decided first), so it is
@@ -1877,6 +1900,15 @@ def _reaches(ranks: int, lo: int, hi: int, margin: int, p: int) -> bool:
     return margin + gain >= 0
 
 
+def _covers(ts: tuple, other: tuple) -> bool:
+    """Whether the table runs ``ts`` offer all that ``other`` do: each run of ``other`` is in
+    ``ts``, with a margin no smaller (a run offers what it did before a lay-off took it)."""
+    for a, b in zip(ts, other):
+        if b is not None and a != b and (a is None or a[:3] != b[:3] or a[3] < b[3]):
+            return False
+    return True
+
+
 def _linked(cards: int, links: list[int]) -> int:
     """The cards of ``cards`` linked to the lowest of them, directly or through others
     (``links``: each card's links, bitmasks)."""
@@ -1927,8 +1959,8 @@ def _fillers(avail: list[tuple[int, int]], places: int, budget: int):
 def _subsets(avail: list[tuple[int, int]], budget: int, first: int):
     """For a high-end lay-off or a new run: the subsets of ``avail`` ((rank, index), ascending
     ranks) above the card of rank ``first``, gaps within ``budget``."""
-    out = [()]
-    stack = [(0, first, 0, ())]
+    out: list[tuple[tuple[int, int], ...]] = [()]
+    stack: list[tuple[int, int, int, tuple[tuple[int, int], ...]]] = [(0, first, 0, ())]
     while stack:
         start, last, gaps, chosen = stack.pop()
         for t in range(start, len(avail)):

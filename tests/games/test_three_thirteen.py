@@ -841,6 +841,20 @@ def test_R4_R6_a_card_reaches_a_table_run_only_if_the_places_it_gains_keep_the_w
     assert best.layoffs == (LayOff(0, tuple(C("6H 7H KS KS")), ()),)
 
 
+def test_R4_R6_a_wild_rank_card_of_a_runs_suit_in_its_own_place_helps_it_reach_a_card():
+    """R4, R6 (6s wild; found by a fuzz of this issue, a wrong result): J♥ goes above 2♥ 3♥ 4♥
+    with 6♥ standing for itself (a natural, R4) and wilds for 5♥ 7♥ 8♥ 9♥ 10♥: five naturals,
+    five wilds. The solver took J♥ for out of reach of the run (the 6♥'s place counted among
+    the wilds up to it, and the 6♥ among its naturals only once), so it left the J♥ (11
+    points) with 6♣ 6♥ Jo Jo a set of 6s; every card goes, and 2♣ alone stays beside them."""
+    table = [Meld(RUN, 2, 2, tuple(C("2H 3H 4H")))]
+    best = _check_against_brute_force(C("6C 6H JH Jo Jo Jo Jo"), 6, table)
+    assert best.points == 0 and not best.melds
+    assert best.layoffs == (LayOff(0, (), tuple(C("Jo 6H Jo Jo Jo 6C JH"))),)
+    best = _check_against_brute_force(C("2C 6C 6H JH Jo Jo Jo Jo"), 6, table)
+    assert best.deadwood == tuple(C("2C"))
+
+
 # ----- R5: a turn -------------------------------------------------------------------------------
 def test_R5_a_turn_is_a_draw_then_one_discard_and_the_taken_card_stays():
     """R5: draw from the stock or take the discard pile's top; then one discard ends the turn;
