@@ -77,19 +77,20 @@ taking a wild of their own; and with no wild to come, against four table runs or
 that melds only in a set of its rank, the only three of it, takes the other two, so it or a
 card with no meld without them stays (9♥ beside 9♦ 9♦ 10♦ and a diamonds run up to 8♦). The
 whole hand is searched first with the budget of its lower bound (an arrangement meeting it is
-the best, and the bounds make that search short), then, if there is none, with the budget of the
-higher bound that search proved, and only then with no budget. A state searched within its
+the best, and the bounds make that search short), for a few states at most (``_QUICK``: when the
+bound is far off, that search and the next within a higher bound searched the same states again
+and again), then with no budget, the bounds and states found kept. A state searched within its
 budget is memoised with its exact cost and its first choice that reaches it; one that cannot
 stay within its budget, with the lower bound the search proved; and a state that offers no more
 than one searched before (the same undecided cards, wilds needed and wild pool, no more slack,
-and no table run that one lacks or has with a greater margin: a lay-off onto a run only takes
-it away) costs at least what that one was found to cost at least. States are kept canonical so
-that the memo knows them again: slack and margins beyond the wilds still free are dropped; a
-table run that no undecided card can reach any more is folded into the slack (with its wild
-limit checked), and one extended upwards at once (lower cards come first); twin runs (the same
-suit and state) are tried once; the room below a run that no card can reach from below counts
-only up to the wilds still free, and not at all once the slack is full; and cards that can only
-stay in hand or go into a set of their rank are counted by rank, not named.
+and no table run that one lacks or has with a greater margin: a lay-off onto a run only takes it
+away) costs at least what that one was found to cost at least. States are kept canonical so that
+the memo knows them again: slack and margins beyond the wilds still free are dropped; a table
+run that no undecided card can reach any more is folded into the slack (with its wild limit
+checked), and one extended upwards at once (lower cards come first); twin runs (the same suit
+and state) are tried once; the room below a run that no card can reach from below counts only up
+to the wilds still free, and not at all once the slack is full; and cards that can only stay in
+hand or go into a set of their rank are counted by rank, not named.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -144,6 +145,10 @@ _INF = 1 << 40
 _POINT, _CARD = 32, 1
 #: a choice of the search: (points it leaves, the next state, what it lays)
 _Move = tuple[int, tuple[int, int, int, int, tuple], tuple]
+#: the most states the search of a whole hand within its lower bound searches (an arrangement
+#: meeting the bound is found in a few, or the bound is far off: then the search with no budget,
+#: a third faster on the slowest hands known, bench/engine.py's KNOWN_SLOW and hunts)
+_QUICK = 20
 #: the most cards of a group apart from the table that the lower bound solves alone
 _APART = 5
 #: the most cards wanting wilds whose melds the lower bound parts every way (:meth:`_cover`): 5,
@@ -444,6 +449,7 @@ class _Solver:
         self.counted_all = sum(g for g, _ in self.counted)
         self.memo: dict = {}
         self.bounds: dict = {}
+        self._quick = -1  # the states the search within the lower bound may still search
         #: the states searched with table runs, by the rest of their key but the slack: (their
         #: slack, their table runs, what they cost at least); a state offering no more (no more
         #: slack, no run they lack or with a greater margin) costs at least as much
@@ -1375,6 +1381,10 @@ class _Solver:
                 if lb > budget and more >= slack and _covers(other, ts):
                     self.bounds[key] = lb
                     return lb
+        if self._quick >= 0:  # (the search within the lower bound: a few states at most)
+            self._quick -= 1
+            if not self._quick:
+                raise _Enough
         if not mask:
             cost = self._end_cost(need, q, slack)
             self.memo[key] = (cost, None)
@@ -1525,16 +1535,17 @@ class _Solver:
 
     def arrange(self) -> Arrangement:
         """Follow the best arrangement from the start: at each state the first choice whose
-        cost is the state's cost (the cost searched within the lower bound first, then within
-        the bound that search proved)."""
+        cost is the state's cost (the cost searched within the lower bound first, for
+        ``_QUICK`` states at most, then with no budget)."""
         state = (self.all_mask, 0, 0, self.base_slack, self.ts0)
         least = self.floor(self.all_mask, self._free(*state[:3]), None, 0)
-        for _ in range(2):  # (an arrangement meeting the lower bound, then meeting the bound
-            cost = self.solve(*state, least)  # that search proved, then any)
-            if cost <= least:
-                break
-            least = cost
-        else:
+        self._quick = _QUICK  # (an arrangement meeting the lower bound, in a few states; then
+        try:  # any)
+            cost = self.solve(*state, least)
+        except _Enough:
+            cost = _INF
+        self._quick = -1
+        if cost > least:
             cost = self.solve(*state)
         nat = self.nat
         new: list[tuple[str, tuple[int, ...], int]] = []   # kind, indices, wilds needed
@@ -1907,6 +1918,10 @@ def _covers(ts: tuple, other: tuple) -> bool:
         if b is not None and a != b and (a is None or a[:3] != b[:3] or a[3] < b[3]):
             return False
     return True
+
+
+class _Enough(Exception):
+    """The search within the lower bound has searched its :data:`_QUICK` states."""
 
 
 def _linked(cards: int, links: list[int]) -> int:
