@@ -12,7 +12,15 @@ $(BIN)/cardarena: pyproject.toml setup.py $(wildcard proto/cardarena/v1/*.proto)
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-setup: $(BIN)/cardarena
+setup: $(BIN)/cardarena $(VENV)/melds-compiled
+
+# Three Thirteen's meld solver compiled with mypyc (server/games/compile_melds.py; mypy is a
+# build tool only, and a C compiler is needed): built again whenever melds.py changes, and taken
+# only if built from melds.py as it is. Where it cannot be built, the solver runs as Python
+# (about twice the CPU on its slowest hands) and this says why each time.
+$(VENV)/melds-compiled: server/games/melds.py server/games/compile_melds.py | $(BIN)/cardarena
+	@$(BIN)/pip install -q 'mypy>=1.11' && $(BIN)/python server/games/compile_melds.py && touch $@ \
+		|| echo "the meld solver runs as Python (see above)"
 
 # The researchers' extra (cardarena.research: numpy, gymnasium, pettingzoo, open_spiel); without
 # it `make test` skips tests/research with one line.
@@ -68,7 +76,7 @@ bench: setup
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) proto/gen build *.egg-info
+	rm -rf $(VENV) proto/gen build *.egg-info server/games/_melds_fast*
 
 # The example bots in other languages: the Node.js helper's packages (clients/node, from its
 # package-lock.json), the C++ bot (examples/cpp/build/random_bot; needs Debian's

@@ -52,7 +52,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   beside ten melds, about 31 ms, and four more at about 7-12 ms: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
-worst of all, the target beside it, with its hands. Usage for the solver alone:
+worst of all, the target beside it, with its hands; first, which solver is measured: the one
+``make setup`` compiled with mypyc (server/games/compile_melds.py), or Python. Usage for the solver alone:
 python bench/engine.py --solver-only; with a wider hunt for slow hands (about two minutes more):
 python bench/engine.py --solver-only --solver-hunt 60 --solver-steps 300
 """
@@ -654,6 +655,10 @@ def main() -> None:
             gps, dps, ms = measure(gid, n, args.seconds)
             print(f"{gid:<16}{n:>8}{gps:>12.1f}{dps:>14.0f}{ms:>10.2f}", flush=True)
     if not args.no_solver and (not args.game or "three-thirteen" in args.game):
+        from cardarena.server.games import melds
+        print("meld solver: " + ("compiled (mypyc; server/games/compile_melds.py)" if melds.COMPILED
+                                 else "Python (not compiled: python server/games/compile_melds.py "
+                                      "builds it; CARDARENA_SOLVER=python asks for Python)"))
         solver_figures()
         solver_worst_case(steps=args.solver_steps, hunt=args.solver_hunt)
 

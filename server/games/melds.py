@@ -127,12 +127,20 @@ laid as one. So the same hand and table always give the same melds. Where the wi
 the melds are chosen (the dearest ones used, in the order the melds were chosen, a run's extra
 wilds above it while there is room) is written with R7 in ``three_thirteen.py``.
 
+Speed: ``make setup`` compiles this module with mypyc (``compile_melds.py``), the same code;
+when it is imported, it takes the compiled build if that was built from this very source
+(:func:`_compiled`; ``COMPILED`` says which runs), else it runs as Python, which takes about
+twice the CPU on the slowest hands (``CARDARENA_SOLVER=python`` asks for Python).
+
 Entry points: :func:`arrange` (the best arrangement, with lay-offs), :func:`deadwood_points`,
 :func:`melds_fully` (every card melded, R6), :func:`going_out_discards` (the discards that let
 a hand go out) and :func:`extend` (a table meld after a lay-off).
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -205,6 +213,9 @@ class Meld:
             return False
         return self.wilds <= self.naturals
 
+    def __reduce__(self):  # (pickled and copied by its fields: compiled too, see :func:`_compiled`)
+        return Meld, (self.kind, self.key, self.low, self.cards)
+
 
 @dataclass(frozen=True)
 class LayOff:
@@ -219,6 +230,9 @@ class LayOff:
     def cards(self) -> tuple[int, ...]:
         return self.below + self.above
 
+    def __reduce__(self):
+        return LayOff, (self.meld, self.below, self.above)
+
 
 @dataclass(frozen=True)
 class Arrangement:
@@ -228,6 +242,9 @@ class Arrangement:
     melds: tuple[Meld, ...]
     layoffs: tuple[LayOff, ...]
     deadwood: tuple[int, ...]
+
+    def __reduce__(self):
+        return Arrangement, (self.points, self.melds, self.layoffs, self.deadwood)
 
 
 def extend(meld: Meld, layoff: LayOff) -> Meld:
@@ -2028,3 +2045,28 @@ def _pad_run(seq: list[int], lo: int, hi: int, pad: int, wild_iter) -> int:
             seq.insert(0, next(wild_iter))
             lo -= 1
     return lo
+
+
+def _compiled():
+    """The build of this module that ``compile_melds.py`` compiled with mypyc, if it is there
+    and was built from this source as it is now (its ``_SOURCE``: the source's hash), and
+    ``CARDARENA_SOLVER`` is not ``python``; else None: a stale build is never taken."""
+    package = __name__.rpartition(".")[0]
+    if __name__.endswith("_melds_fast") or not package \
+            or os.environ.get("CARDARENA_SOLVER") == "python":
+        return None  # (the compiled build runs this too; a module loaded from its file alone)
+    try:
+        fast = importlib.import_module(package + "._melds_fast")
+    except ImportError:
+        return None
+    with open(__file__, "rb") as f:
+        source = hashlib.sha256(f.read()).hexdigest()
+    return fast if getattr(fast, "_SOURCE", None) == source else None
+
+
+_FAST = _compiled()
+#: whether the solver runs compiled (mypyc) or as Python
+COMPILED = _FAST is not None
+if _FAST is not None:  # (every name of the module, its classes included, from the build)
+    globals().update({k: v for k, v in vars(_FAST).items() if not k.startswith("__")
+                      and k not in ("_SOURCE", "_FAST", "COMPILED", "_compiled")})

@@ -449,13 +449,79 @@ def _known_slow_calls():
     return bench._known_slow_calls()
 
 
+def _laid(a) -> tuple:
+    """An arrangement as plain values (the compiled solver's classes are not the Python
+    module's)."""
+    return (a.points, [(m.kind, m.key, m.low, m.cards) for m in a.melds],
+            [(x.meld, x.below, x.above) for x in a.layoffs], a.deadwood)
+
+
+@lru_cache(maxsize=None)
+def _python_melds():
+    """melds.py run as Python, whether or not ``make setup`` compiled it (CARDARENA_SOLVER)."""
+    import importlib.util
+    import os
+    import sys
+
+    from cardarena.server.games import melds as taken
+
+    before = os.environ.get("CARDARENA_SOLVER")
+    os.environ["CARDARENA_SOLVER"] = "python"
+    try:
+        spec = importlib.util.spec_from_file_location("cardarena_melds_python", taken.__file__)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (its dataclasses look their module up)
+        spec.loader.exec_module(module)
+    finally:
+        if before is None:
+            del os.environ["CARDARENA_SOLVER"]
+        else:
+            os.environ["CARDARENA_SOLVER"] = before
+    assert not module.COMPILED
+    return module
+
+
+def test_the_compiled_meld_solver_is_current_and_answers_as_the_python_one():
+    """Speed (issue 14): ``make setup`` compiles melds.py with mypyc (compile_melds.py), and
+    melds takes the build only if it was built from melds.py as it is now. The build answers
+    as the Python module does: the same arrangements (melds, lay-offs, what stays) and the
+    same going-out discards on the slow hands of bench/engine.py and 300 random small hands
+    with tables. Without a build (no mypy or no C compiler) the test is skipped, but not under
+    CI, which must run the compiled solver."""
+    import os
+
+    from cardarena.server.games import melds
+
+    if not melds.COMPILED:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the compiled meld solver: make setup did not build it "
+                        "(python server/games/compile_melds.py says why)")
+        pytest.skip("the meld solver is not compiled (python server/games/compile_melds.py)")
+    assert type(arrange(C("2H 3H 4H"), 13)).__module__.endswith("_melds_fast")
+    py = _python_melds()
+
+    def both(kind, hand, w, table, jp=20):
+        if kind == "going out":
+            return going_out_discards(hand, w), py.going_out_discards(hand, w)
+        table_py = [py.Meld(m.kind, m.key, m.low, m.cards) for m in table]
+        return _laid(arrange(hand, w, table, jp)), _laid(py.arrange(hand, w, table_py, jp))
+
+    calls = _known_slow_calls()
+    rng = random.Random(14)
+    calls += [("arrange", *_random_case(rng)) for _ in range(300)]
+    for kind, hand, w, table, *jp in calls:
+        fast, slow = both(kind, hand, w, table, *jp)
+        assert fast == slow, (kind, T(hand), w, [T(m.cards) for m in table])
+
+
 def test_R3_R4_R6_R7_slow_hands_match_the_search_without_its_lower_bounds():
     """R3, R4, R6, R7 on the slow hands of bench/engine.py, too large for the brute force: the
     solver lays them right and lays exactly what its own search lays with every lower bound
     taken out (it then only stops at a choice that cannot beat the best so far, so it is
     exact but slow): the bounds change how fast it is, never what it finds (the canonical
-    order kept); and going out finds the same discards."""
-    from cardarena.server.games import melds
+    order kept); and going out finds the same discards. (The search without its bounds is
+    the Python module's: a compiled solver's methods cannot be replaced.)"""
+    melds = _python_melds()
 
     def unbounded(cards, w, table):
         s = melds._Solver(cards, w, table, 20)
@@ -470,7 +536,7 @@ def test_R3_R4_R6_R7_slow_hands_match_the_search_without_its_lower_bounds():
         if kind == "arrange":
             best = arrange(hand, w, table)
             _check_laid(best, hand, w, table)
-            assert best == unbounded(hand, w, table).arrange(), T(hand)
+            assert _laid(best) == _laid(unbounded(hand, w, table).arrange()), T(hand)
         else:
             cards = sorted(hand)
             s = unbounded(cards, w, ())
