@@ -542,6 +542,40 @@ KNOWN_SLOW = (
       ("run", 3, 6, "6♠ 7♠ Jo 9♠ 10♠ J♠"), ("run", 0, 3, "3♣ 4♣ 5♣ 6♣ 7♣"),
       ("run", 0, 9, "Jo 10♣ J♣ Q♣ K♣"), ("run", 0, 3, "K♥ 4♣ 5♣ 6♣"), ("run", 0, 3, "Jo 4♣ 5♣"),
       ("run", 2, 10, "10♥ J♥ Jo K♥"), ("run", 0, 3, "3♣ K♠ 5♣ 6♣ Jo"))),
+    # the slowest of two more 60-seed hunts at 300 steps, once a card reached a table run only
+    # if some extension kept the wild limit (~7-9 ms as Python): hearts beside eight hearts runs
+    # and a 10♣ stays; Queens wild, a 9♠ stays; hearts and a joker beside ten melds, a 7♣ stays;
+    # then, once the search with no budget took over early (~5-6 ms as Python): eight Jacks
+    # with Jacks wild beside thirteen melds, all melded; seven 6s beside fourteen melds
+    ("arrange", 13, "7♥ 7♥ 8♥ 8♥ 9♥ 10♣ 10♥ J♣ J♦ J♥ Q♥ K♣ K♥",
+     (("run", 0, 7, "7♣ 8♣ 9♣ 10♣ J♣"), ("run", 3, 8, "K♥ 9♠ 10♠ K♦ Q♠"),
+      ("run", 2, 9, "9♥ 10♥ J♥ Q♥ K♥"), ("run", 2, 10, "10♥ Jo Q♥"), ("set", 6, 6, "6♣ 6♦ 6♣ 6♦ 6♠"),
+      ("run", 0, 2, "2♣ K♦ 4♣"), ("run", 2, 3, "K♥ 4♥ 5♥ 6♥ 7♥"), ("set", 7, 7, "Jo 7♥ 7♦"),
+      ("run", 2, 1, "Jo 2♥ 3♥"), ("run", 2, 4, "Jo 5♥ 6♥ Jo"), ("run", 2, 9, "9♥ 10♥ J♥ Q♥ K♣"),
+      ("run", 2, 2, "2♥ 3♥ 4♥ Jo 6♥"))),
+    ("arrange", 12, "7♥ 8♥ 8♥ 8♠ 9♥ 9♥ 9♠ 10♣ 10♥ J♥ Q♣ Q♥",
+     (("run", 2, 5, "5♥ 6♥ 7♥"), ("run", 2, 4, "4♥ Q♥ 6♥"), ("run", 2, 10, "10♥ J♥ Q♥"),
+      ("run", 2, 3, "3♥ 4♥ Jo 6♥ 7♥ Jo"), ("set", 7, 7, "7♥ 7♦ 7♠ 7♦"),
+      ("run", 0, 7, "7♣ 8♣ 9♣ 10♣ Jo"), ("run", 0, 7, "Q♠ 8♣ Jo 10♣"), ("run", 2, 4, "4♥ 5♥ 6♥"),
+      ("run", 2, 3, "3♥ Jo 5♥ Jo"), ("run", 2, 9, "9♥ 10♥ J♥ Q♥"), ("set", 8, 8, "8♦ 8♦ 8♣"),
+      ("run", 2, 9, "Jo 10♥ J♥"), ("set", 8, 8, "8♣ 8♦ 8♥"))),
+    ("arrange", 13, "5♥ 5♥ 6♥ 6♥ 7♣ 7♥ 7♥ 8♥ 8♥ 9♥ J♣ K♣ Jo",
+     (("run", 2, 8, "8♥ Jo 10♥ J♥ K♥ K♥"), ("set", 10, 10, "10♥ 10♣ 10♠ 10♣"),
+      ("run", 0, 10, "10♣ K♠ Q♣"), ("run", 0, 4, "K♠ 5♣ 6♣ 7♣ 8♣ K♦"), ("run", 2, 1, "Jo Jo 3♥ 4♥"),
+      ("run", 3, 5, "5♠ 6♠ 7♠"), ("run", 2, 7, "7♥ Jo Jo 10♥ J♥ Q♥"), ("set", 13, 13, "K♣ K♠ K♦"),
+      ("run", 2, 2, "2♥ 3♥ 4♥ 5♥"), ("run", 2, 3, "3♥ 4♥ K♥ 6♥"))),
+    ("arrange", 11, "8♣ 8♠ 10♠ J♥ J♥ J♥ J♥ J♠ J♠ Q♣ Jo",
+     (("run", 3, 2, "2♠ 3♠ 4♠ Jo 6♠"), ("run", 1, 10, "10♦ Jo Q♦ K♦"), ("run", 1, 11, "J♦ Q♦ K♦"),
+      ("run", 0, 3, "Jo 4♣ 5♣ Jo"), ("run", 0, 4, "4♣ J♦ 6♣ 7♣"),
+      ("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠ K♠"), ("set", 7, 7, "7♦ 7♦ 7♣ 7♦"),
+      ("run", 3, 2, "2♠ 3♠ 4♠ 5♠ 6♠"), ("run", 3, 4, "4♠ 5♠ 6♠ 7♠"), ("run", 3, 6, "Jo 7♠ 8♠ 9♠"),
+      ("run", 3, 5, "5♠ Jo 7♠ 8♠"), ("run", 2, 7, "J♠ 8♥ 9♥ 10♥"), ("run", 3, 3, "3♠ 4♠ Jo 6♠"))),
+    ("arrange", 12, "6♣ 6♣ 6♣ 6♦ 6♥ 6♠ 6♠ 7♣ 7♦ 7♦ 8♣ 8♦",
+     (("run", 1, 2, "2♦ 3♦ 4♦ 5♦"), ("run", 1, 6, "6♦ 7♦ 8♦ 9♦"), ("run", 0, 8, "8♣ 9♣ 10♣"),
+      ("run", 0, 3, "3♣ 4♣ Jo"), ("run", 0, 2, "2♣ Jo 4♣ Q♣ 6♣"), ("run", 3, 6, "Q♥ 7♠ 8♠"),
+      ("run", 0, 8, "Jo 9♣ 10♣"), ("run", 1, 7, "7♦ 8♦ 9♦"), ("set", 5, 5, "5♠ 5♣ 5♦"),
+      ("run", 0, 1, "A♣ 2♣ Jo Jo"), ("run", 3, 3, "3♠ 4♠ 5♠"), ("run", 0, 9, "9♣ 10♣ J♣ Q♣"),
+      ("run", 2, 1, "Jo 2♥ 3♥"), ("run", 0, 8, "8♣ 9♣ Jo J♣ Jo"))),
 )
 
 
