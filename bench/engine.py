@@ -35,8 +35,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   until such copies too far from a card of their suit for a run to hold both were bounded
   apart from it; and the slowest that climbs against that solver found, about 5-7 ms under
   load: fourteen melds where every card but one melds alone without a wild and an 8♠ stays,
-  a hand beside four diamonds runs, and going out with copies of one suit and 2-3 wilds:
-  open; seven 5s beside a set of 5s, about 15 ms until no new set of a rank the table has a
+  a hand beside four diamonds runs, and going out with copies of one suit and 2-3 wilds
+  (now under 1 ms compiled); seven 5s beside a set of 5s, about 15 ms until no new set of a rank the table has a
   set of was tried; and the slowest of the last climbs, about 11-18 ms, as slow before: eight
   8s parted into sets every way beside eleven melds, about 9-15 ms until the lower bound knew
   that with no wild to come 9♥ melds only with both 9♦s, which 10♦ needs one of (~1 ms), and a
@@ -47,9 +47,14 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   from the ends of two clubs runs beside fifteen melds, about 5.5 ms until a run of cards wanting
   wilds took the wilds between them; and three that a hunt found: 8♣ left beside clubs runs with
   Jacks wild, about 6.5 ms until the same, and two hands against fourteen and sixteen runs with
-  Kings wild where a 10 stays though the lower bound is 0, about 6 ms: open; and the slowest of
-  a wider hunt, --solver-hunt's way over 60 seeds at 300 steps: 3♦ 3♦ 3♥ … with five wilds
-  beside ten melds, about 31 ms, and four more at about 7-12 ms: open).
+  Kings wild where a 10 stays though the lower bound is 0, about 6 ms; and the slowest of a
+  wider hunt, --solver-hunt's way over 60 seeds at 300 steps: 3♦ 3♦ 3♥ … with five wilds
+  beside ten melds, about 31 ms until a card reached a table run only by an extension keeping
+  its wilds no more than its naturals (~0.5 ms), and four more at about 7-12 ms as Python, 5-6
+  ms compiled, until the memo keys were numbers rather than nested tuples (~3-3.5 ms compiled,
+  the slowest of all here); and the three slowest of a hunt against that solver over 120 seeds,
+  about 3-3.8 ms under load: diamonds beside twelve runs, five Kings and a joker beside sixteen
+  melds, and going out with eleven 5s).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands; first, which solver is measured: the one
@@ -576,6 +581,20 @@ KNOWN_SLOW = (
       ("run", 0, 8, "Jo 9♣ 10♣"), ("run", 1, 7, "7♦ 8♦ 9♦"), ("set", 5, 5, "5♠ 5♣ 5♦"),
       ("run", 0, 1, "A♣ 2♣ Jo Jo"), ("run", 3, 3, "3♠ 4♠ 5♠"), ("run", 0, 9, "9♣ 10♣ J♣ Q♣"),
       ("run", 2, 1, "Jo 2♥ 3♥"), ("run", 0, 8, "8♣ 9♣ Jo J♣ Jo"))),
+    ("arrange", 13, "4♦ 5♦ 5♦ 5♦ 5♥ 6♦ 6♦ 6♥ 7♦ 8♦ 8♦ 9♦ K♠",
+     (("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥ K♥"), ("run", 2, 9, "9♥ 10♥ J♥ Q♥ K♥"),
+      ("run", 2, 8, "8♥ Jo 10♥ Jo Q♥ K♥"), ("run", 1, 8, "8♦ 9♦ K♦ Jo Q♦"),
+      ("run", 2, 5, "5♥ 6♥ K♦ Jo 9♥ 10♥"), ("run", 1, 7, "7♦ Jo 9♦ 10♦ J♦"), ("run", 1, 7, "7♦ 8♦ 9♦"),
+      ("run", 1, 2, "2♦ 3♦ 4♦"), ("run", 1, 2, "K♠ 3♦ Jo 5♦"), ("run", 1, 1, "A♦ 2♦ K♣"),
+      ("run", 1, 2, "2♦ 3♦ 4♦"), ("run", 2, 2, "2♥ 3♥ 4♥ Jo 6♥ 7♥"))),
+    ("arrange", 13, "2♠ 3♦ 3♠ 4♦ 5♦ 7♠ J♠ K♣ K♦ K♥ K♠ K♠ Jo",
+     (("set", 5, 5, "5♠ 5♣ 5♦"), ("run", 3, 7, "7♠ 8♠ 9♠ K♦ Jo"), ("run", 1, 6, "6♦ 7♦ 8♦ 9♦"),
+      ("run", 3, 3, "3♠ 4♠ 5♠ Jo 7♠ 8♠"), ("run", 1, 5, "5♦ 6♦ 7♦ 8♦"),
+      ("run", 1, 6, "K♠ K♠ Jo 9♦ 10♦ J♦"), ("run", 1, 2, "2♦ Jo 4♦ 5♦ 6♦"),
+      ("run", 3, 4, "K♥ 5♠ 6♠ 7♠ 8♠"), ("run", 1, 8, "8♦ K♦ Jo J♦ Q♦"), ("set", 11, 11, "Jo J♠ J♠"),
+      ("run", 1, 6, "6♦ K♣ K♦ 9♦ 10♦"), ("set", 2, 2, "K♣ 2♦ 2♠ 2♣ 2♠"), ("set", 3, 3, "3♥ 3♠ 3♦"),
+      ("run", 3, 5, "5♠ 6♠ K♣ 8♠"), ("set", 2, 2, "2♥ 2♣ 2♥ 2♣"), ("run", 1, 9, "Jo 10♦ J♦ Q♦"))),
+    ("going out", 13, "5♣ 5♣ 5♣ 5♣ 5♦ 5♦ 5♦ 5♥ 5♥ 5♠ 5♠ 6♣ 6♦ 6♥", ()),
 )
 
 

@@ -90,7 +90,9 @@ run that no undecided card can reach any more is folded into the slack (with its
 checked), and one extended upwards at once (lower cards come first); twin runs (the same suit
 and state) are tried once; the room below a run that no card can reach from below counts only up
 to the wilds still free, and not at all once the slack is full; and cards that can only stay in
-hand or go into a set of their rank are counted by rank, not named.
+hand or go into a set of their rank are counted by rank, not named. A memo key is small numbers:
+the cards, the wilds needed, the pool and the slack packed into one, and each table run named by
+a number (:class:`_Runs`), so that a key is quick to hash and compare.
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -130,7 +132,10 @@ wilds above it while there is room) is written with R7 in ``three_thirteen.py``.
 Speed: ``make setup`` compiles this module with mypyc (``compile_melds.py``), the same code;
 when it is imported, it takes the compiled build if that was built from this very source
 (:func:`_compiled`; ``COMPILED`` says which runs), else it runs as Python, which takes about
-twice the CPU on the slowest hands (``CARDARENA_SOLVER=python`` asks for Python).
+two and a half times the CPU on the slowest hands (``CARDARENA_SOLVER=python`` asks for Python).
+The code is written for the build as well: its containers are typed, its memo keys are numbers
+or tuples of numbers, and its methods are called as methods (mypyc calls a bound method kept in
+a variable as a Python object, through its wrapper).
 
 Entry points: :func:`arrange` (the best arrangement, with lay-offs), :func:`deadwood_points`,
 :func:`melds_fully` (every card melded, R6), :func:`going_out_discards` (the discards that let
@@ -326,8 +331,11 @@ class _Solver:
     """One hand, one wild rank, one table: the memoised searches."""
 
     def __init__(self, hand: Iterable[int], wild_rank: int, table: Sequence[Meld],
-                 joker_points: int, apart: bool = True):
+                 joker_points: int, apart: bool = True, runs: _Runs | None = None):
         cards = sorted(hand)
+        #: the table runs' states, each named by a number (:class:`_Runs`): shared with the
+        #: solvers of the groups apart, which take the runs of their suits as they stand
+        self.rs = rs = runs if runs is not None else _Runs()
         self.jokers = jokers = cards.count(JOKER)
         self.nat = nat = cards[:len(cards) - jokers]  # (the jokers sort last)
         self.wild_rank = wild_rank
@@ -365,9 +373,9 @@ class _Solver:
         self._opt_cache: dict[int, list] = {}
         self._out_cache: dict[tuple, tuple] = {}  # going out (:meth:`out_options`)
         self._out_runs: dict[tuple, list] = {}  # the same, its runs
-        self._down_cache: dict = {}
-        self._up_cache: dict = {}
-        self._run_states: dict = {}  # one table run's canonical form (:meth:`_run_state`)
+        self._down_cache: dict[int, list[tuple[int, int, int, tuple[int, ...]]]] = {}
+        self._up_cache: dict[int, list[tuple[int, int, int, int, tuple[int, ...]]]] = {}
+        self._run_states: dict[int, int] = {}  # a table run's canonical form (:meth:`_run_state`)
         # the table: sets take any natural of their rank; runs are tracked when a card of the
         # hand can reach them (:func:`_reaches`); the thresholds of the dearer bounds (eager,
         # alone) count the runs with a card of their suit in hand outside their span
@@ -411,8 +419,12 @@ class _Solver:
             if beyond:
                 busy += 1
         self.base_slack = base_slack
-        self.ts0 = tuple((self.table[t].key, self.table[t].low, self.table[t].high,
-                          self.table[t].naturals - self.table[t].wilds) for t in self.runs)
+        self.ts0: tuple[int, ...] = tuple(
+            rs.name(self.table[t].key, self.table[t].low, self.table[t].high,
+                    self.table[t].naturals - self.table[t].wilds) for t in self.runs)
+        #: the widths of a state's numbers in its memo key (:meth:`_state`): the cards, then
+        #: the wilds needed, the pool and the slack (each at most ``total_w``)
+        self._wb = total_w.bit_length() + 1
         # for the lower bounds of the states (:meth:`floor`): what a card needs to go into a
         # meld is another card of its rank, a card of its suit with the wilds between them, or
         # the wilds up to a run on the table to lay it off onto
@@ -464,14 +476,18 @@ class _Solver:
                 g = sum(1 << j for idx in idxs for j in idx)
                 self.counted.append((g, [_lowest(g, k) for k in range(g.bit_count() + 1)]))
         self.counted_all = sum(g for g, _ in self.counted)
-        self.memo: dict = {}
-        self.bounds: dict = {}
+        self.memo: dict[object, tuple[int, tuple | None]] = {}
+        self.bounds: dict[object, int] = {}
         self._quick = -1  # the states the search within the lower bound may still search
         #: the states searched with table runs, by the rest of their key but the slack: (their
         #: slack, their table runs, what they cost at least); a state offering no more (no more
         #: slack, no run they lack or with a greater margin) costs at least as much
-        self._dom: dict = {}
-        self._floors: dict = {}  # the lower bounds but the groups apart, by cards and wilds
+        self._dom: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}
+        #: the lower bounds but the groups apart, by the cards and the wilds to come as one
+        #: number (the cards, then the wilds to come plus ``total_w``: they are fewer than none
+        #: when more are needed than can come)
+        self._floors: dict[int, int] = {}
+        self._fb = (2 * total_w).bit_length() + 1
         self.out_memo: dict = {}  # going out
         self.out_jokers = jokers  # the jokers that must go into melds
         #: for going out: each card's counted group, or minus one less its code (:meth:`group_of`)
@@ -673,10 +689,14 @@ class _Solver:
         first = min(unused, a)
         return _POINT * (first * va + (unused - first) * vb) + _CARD * unused
 
-    def _state(self, mask: int, need: int, q: int, slack: int, ts: tuple):
-        """The state's canonical form: (slack, table runs, memo key), or None when no
-        arrangement follows. A table run is ``(suit, low, high, margin)``, its margin its
-        naturals less its wilds. Slack beyond the wilds still free is never used, nor a margin
+    def _state(self, mask: int, need: int, q: int, slack: int,
+               ts: tuple[int, ...]) -> tuple[int, tuple[int, ...], int, object] | None:
+        """The state's canonical form: (slack, table runs, the cards, wilds needed and pool as
+        one number, memo key), or None when no arrangement follows. A table run is ``(suit,
+        low, high, margin)``, its margin its naturals less its wilds, named by its number
+        (:class:`_Runs`; 0: laid off onto or folded into the slack); the memo key is the cards,
+        wilds needed, pool and slack as one number, and the table runs if the table has any
+        that cards of the hand reach. Slack beyond the wilds still free is never used, nor a margin
         beyond them. A run that no undecided card can reach any more (none of its suit within
         as many ranks of either end as wilds are free, or its margin too small to pay for the
         wilds up to the nearest one above) counts only by its slack, and there is no
@@ -687,39 +707,44 @@ class _Solver:
         if slack > cap:
             slack = cap
         counted = self._counted(mask) if self.counted else mask
+        wb = self._wb
+        dom = (counted << wb | need) << wb | q
         if not ts:
-            return slack, ts, (counted, need, q, slack)
-        out = None
-        suit_mask, runs = self.suit_mask, self._run_states
+            return slack, ts, dom, dom << wb | slack
+        out: list[int] | None = None
+        suit_mask, runs, suit = self.suit_mask, self._run_states, self.rs.suit
+        full = 1 if slack == cap else 0
         for x, st in enumerate(ts):
-            if st is None:
+            if not st:
                 continue
-            k = (st, mask & suit_mask[st[0]], cap, slack == cap)
+            k = (((mask & suit_mask[suit[st]]) << wb | cap) << 1 | full) << 24 | st
             now = runs.get(k)
             if now is None:
-                now = runs[k] = self._run_state(*k)
-            if now is st:
+                now = runs[k] = self._run_state(st, mask & suit_mask[suit[st]], cap, full == 1)
+            if now == st:
                 continue
             if out is None:
                 out = list(ts)
-            if now.__class__ is int:  # out of reach: its slack, or -1 if it breaks the limit
-                if now < 0:
+            if now < 0:  # out of reach: its slack (-2 less it), or -1 if it breaks the limit
+                if now == -1:
                     return None
-                slack += now
+                slack += -2 - now
                 if slack > cap:
                     slack = cap
-                out[x] = None
+                out[x] = 0
             else:
                 out[x] = now
         if out is not None:
             ts = tuple(out)
-        return slack, ts, (counted, need, q, slack, ts)
+        return slack, ts, dom, (dom << wb | slack, ts)
 
-    def _run_state(self, st: tuple, left: int, cap: int, full: bool):
+    def _run_state(self, st: int, left: int, cap: int, full: bool) -> int:
         """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
         whether the slack is full): the run in its canonical form (``st`` itself if unchanged),
-        or, once no card can reach it, the slack it adds (-1: its wilds outnumber its naturals)."""
-        s, lo, hi, m = st
+        or, once no card can reach it, -2 less the slack it adds (-1: its wilds outnumber its
+        naturals)."""
+        rs = self.rs
+        s, lo, hi, m = rs.suit[st], rs.low[st], rs.high[st], rs.margin[st]
         above, rank = self.above, self.rank
         down = up = False
         if lo > 1:  # a card of the suit at most as many ranks below as wilds are free
@@ -741,11 +766,11 @@ class _Solver:
                     lo = 1 - lo if lo <= cap else -cap
                 elif lo < -cap:
                     lo = -cap
-            return (s, lo, hi, m) if m != st[3] or lo != st[1] else st
+            return rs.name(s, lo, hi, m)
         if m < 0:
             return -1
         room = (lo - 1 if lo > 0 else -lo) + 13 - hi
-        return m if m < room else room
+        return -2 - (m if m < room else room)
 
     def _counted(self, mask: int) -> int:
         """``mask`` with the cards whose suit cannot matter counted, not named: of each rank,
@@ -755,7 +780,8 @@ class _Solver:
             c |= first[(mask & g).bit_count()]
         return c
 
-    def floor(self, mask: int, free: int, ts: tuple | None = None, alone: int = 2) -> int:
+    def floor(self, mask: int, free: int, ts: tuple[int, ...] | None = None,
+              alone: int = 2) -> int:
         """A lower bound of the cost of the undecided cards ``mask`` with ``free`` wilds still
         to come at most: the cards that no meld can take any more stay in hand; each group of
         cards apart from the table leaves at least what it leaves alone, and the other cards
@@ -1276,7 +1302,8 @@ class _Solver:
             m for m in self.table if m.kind == SET and ranks >> m.key & 1]
         return g, wild, xs, melds
 
-    def _apart_cost(self, group: tuple, bits: int, wild: int, free: int, ts: tuple) -> int:
+    def _apart_cost(self, group: tuple, bits: int, wild: int, free: int,
+                    ts: tuple[int, ...]) -> int:
         """A lower bound of what the undecided cards ``bits`` of one group apart leave
         (``wild``: the undecided wild-rank cards of its suits, ``ts``: the table's runs): what
         the group alone leaves with those wild-rank cards (one left over counts nothing) and
@@ -1297,7 +1324,7 @@ class _Solver:
                 # jokers beyond k taken as needed already)
                 cards = [c for j, c in enumerate(self.nat) if (g | wilds) >> j & 1]
                 sub = self._alone_solvers[g] = _Solver(
-                    cards + [JOKER] * most, self.wild_rank, melds, 0, apart=False)
+                    cards + [JOKER] * most, self.wild_rank, melds, 0, apart=False, runs=self.rs)
                 sub.wild_points = 0
             part, t = 0, 0
             undecided = bits | wild
@@ -1376,7 +1403,7 @@ class _Solver:
         cards, less those needed already."""
         return self.jokers + q + (mask & self.wmask).bit_count() - need
 
-    def solve(self, mask: int, need: int, q: int, slack: int, ts: tuple,
+    def solve(self, mask: int, need: int, q: int, slack: int, ts: tuple[int, ...],
               budget: int = _INF) -> int:
         """The least cost of the undecided cards ``mask`` and the wilds if it is at most
         ``budget``; else a lower bound of it above ``budget``. The memo keeps, for each
@@ -1386,7 +1413,7 @@ class _Solver:
         state = self._state(mask, need, q, slack, ts)
         if state is None:
             return _INF
-        slack, ts, key = state
+        slack, ts, dom, key = state
         hit = self.memo.get(key)
         if hit is not None:
             return hit[0]
@@ -1394,8 +1421,8 @@ class _Solver:
         if bound > budget:
             return bound
         if ts:  # (a state offering as much costs no more: what it costs at least)
-            for more, other, lb in self._dom.get(key[:3], ()):
-                if lb > budget and more >= slack and _covers(other, ts):
+            for more, other, lb in self._dom.get(dom, ()):
+                if lb > budget and more >= slack and self.rs.covers(other, ts):
                     self.bounds[key] = lb
                     return lb
         if self._quick >= 0:  # (the search within the lower bound: a few states at most)
@@ -1419,32 +1446,35 @@ class _Solver:
         if alone and self.apart:
             least = self.floor(mask, free, ts, alone)
         else:
-            known = self._floors.get((mask, free))
+            fk = mask << self._fb | free + self.total_w
+            known = self._floors.get(fk)
             if known is None:
-                known = self._floors[mask, free] = self.floor(mask, free, None, 0)
+                known = self._floors[fk] = self.floor(mask, free, None, 0)
             least = known
         if least > budget:
             self.bounds[key] = least
             if ts:
-                self._dom.setdefault(key[:3], []).append((slack, ts, least))
+                self._dom.setdefault(dom, []).append((slack, ts, least))
             return least
-        solve, floor, wmask, floors = self.solve, self.floor, self.wmask, self._floors
+        wmask, floors = self.wmask, self._floors  # (methods called as methods: compiled,
+        # a bound method in a variable is called as a Python object)
         best = budget + 1 if budget < _INF else _INF
         bound = _INF  # the least of what the choices not taken are known to cost at least
         choice = None
-        jokers = self.jokers
+        jokers, total_w, fb = self.jokers, self.total_w, self._fb
         for extra, args, move in self._moves(mask, need, q, slack, ts):
+            m, nn, nq, ns, nts = args
             if best < _INF:  # (a choice no better than the best so far is not searched)
-                m = args[0]
-                k = (m, jokers + args[2] + (m & wmask).bit_count() - args[1])
+                f = jokers + nq + (m & wmask).bit_count() - nn
+                k = m << fb | f + total_w
                 c = floors.get(k)
                 if c is None:  # (the groups apart: once the state is met)
-                    c = floors[k] = floor(*k, None, 0)
+                    c = floors[k] = self.floor(m, f, None, 0)
                 c += extra
             else:
                 c = extra
             if c < best:
-                c = extra + solve(*args, best - 1 - extra)
+                c = extra + self.solve(m, nn, nq, ns, nts, best - 1 - extra)
                 if c < best:
                     best, choice = c, (extra, args, move, mask)
                     if best <= least:
@@ -1455,14 +1485,15 @@ class _Solver:
         if best > budget:  # nothing within the budget
             self.bounds[key] = bound
             if ts:
-                self._dom.setdefault(key[:3], []).append((slack, ts, bound))
+                self._dom.setdefault(dom, []).append((slack, ts, bound))
             return bound
         self.memo[key] = (best, choice)
         if ts:
-            self._dom.setdefault(key[:3], []).append((slack, ts, best))
+            self._dom.setdefault(dom, []).append((slack, ts, best))
         return best
 
-    def _moves(self, mask: int, need: int, q: int, slack: int, ts: tuple) -> Iterator[_Move]:
+    def _moves(self, mask: int, need: int, q: int, slack: int,
+               ts: tuple[int, ...]) -> Iterator[_Move]:
         """The choices for the lowest undecided card, in the canonical order: (points it
         leaves, next state, choice). Lay-offs first (at equal cost a lay-off is kept rather
         than a new meld), then new melds, and leaving the card last."""
@@ -1484,24 +1515,25 @@ class _Solver:
             yield self.cost[i], (mask ^ bit, need, q, slack, ts), ("dead",)
 
     def _table_runs(self, i: int, mask: int, need: int, q: int, slack: int,
-                    ts: tuple) -> Iterator[_Move]:
+                    ts: tuple[int, ...]) -> Iterator[_Move]:
         """Lay the card off onto a run on the table, at its low end (with the cards of the suit
         up to the run) or its high end (with any higher cards of the suit), gaps wild. A run
         extended upwards can take nothing more (lower cards are decided first), so it is
         folded into the slack at once."""
         s, p = self.suit[i], self.rank[i]
         free = self.total_w - need
+        rs = self.rs
         for x, st in enumerate(ts):
-            if st is None or st[0] != s:
+            if not st or rs.suit[st] != s:
                 continue
-            _, lo, hi, m = st
-            if lo <= p <= hi or st in ts[:x]:  # (a twin run, the same suit and state: the first)
+            lo, hi, m = rs.low[st], rs.high[st], rs.margin[st]
+            if lo <= p <= hi or _twin(ts, x):  # (a twin run, the same suit and state: the first)
                 continue
             if p < lo:
                 for gaps, k, bits, idx in self._downs(mask, lo):
                     if gaps <= free:
                         yield 0, (mask ^ bits, need + gaps, q, slack,
-                                  ts[:x] + ((s, p, hi, m + k - gaps),) + ts[x + 1:]), \
+                                  _put(ts, x, rs.name(s, p, hi, m + k - gaps))), \
                             ("down", x, idx)
             else:
                 start = p - hi - 1
@@ -1513,13 +1545,13 @@ class _Solver:
                         room = below + 13 - top
                         yield 0, (mask ^ bits, need + gaps, q,
                                   slack + (margin if margin < room else room),
-                                  ts[:x] + (None,) + ts[x + 1:]), ("up", x, idx)
+                                  _put(ts, x, 0)), ("up", x, idx)
 
-    def _downs(self, mask: int, lo: int) -> list:
+    def _downs(self, mask: int, lo: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """The ways to lay the lowest card of ``mask`` off below a run that starts at rank
         ``lo``: (wilds for the gaps, cards laid, their bits, their indices), taking along any
         of the cards of its suit between them, in the canonical order."""
-        key = (mask, lo)
+        key = mask << 4 | lo  # (a rank above the card's: 2 to 13)
         out = self._down_cache.get(key)
         if out is None:
             i = (mask & -mask).bit_length() - 1
@@ -1533,7 +1565,7 @@ class _Solver:
             self._down_cache[key] = out
         return out
 
-    def _ups(self, mask: int) -> list:
+    def _ups(self, mask: int) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
         """The ways to lay the lowest card of ``mask`` off above a run, with any of the higher
         cards of its suit: (wilds for the gaps above the card, the top rank, cards laid, their
         bits, their indices), in the canonical order."""
@@ -1572,7 +1604,9 @@ class _Solver:
         released: list[int] = []
         while state[0]:
             mask, need, q, slack, ts = state
-            slack, ts, key = self._state(mask, need, q, slack, ts)
+            canon = self._state(mask, need, q, slack, ts)
+            assert canon is not None  # (the state was searched)
+            slack, ts, _, key = canon
             i = (mask & -mask).bit_length() - 1
             choice = self.memo[key][1]
             if choice is not None and choice[3] == mask:  # (the key counts some cards: the
@@ -1928,13 +1962,62 @@ def _reaches(ranks: int, lo: int, hi: int, margin: int, p: int) -> bool:
     return margin + gain >= 0
 
 
-def _covers(ts: tuple, other: tuple) -> bool:
-    """Whether the table runs ``ts`` offer all that ``other`` do: each run of ``other`` is in
-    ``ts``, with a margin no smaller (a run offers what it did before a lay-off took it)."""
-    for a, b in zip(ts, other):
-        if b is not None and a != b and (a is None or a[:3] != b[:3] or a[3] < b[3]):
-            return False
-    return True
+class _Runs:
+    """The states of the table runs met by one search (and the searches of its groups apart),
+    each ``(suit, low, high, margin)`` named by a number from 1 on, so that a state's runs are
+    a tuple of small numbers (0: a run laid off onto or folded into the slack), quick to hash
+    and compare."""
+
+    def __init__(self) -> None:
+        self.names: dict[int, int] = {}
+        self.suit: list[int] = [0]
+        self.low: list[int] = [0]
+        self.high: list[int] = [0]
+        self.margin: list[int] = [0]
+        self.span: list[int] = [0]  # the number of its suit, low and high (a margin aside)
+        self._spans: dict[int, int] = {}
+
+    def name(self, s: int, lo: int, hi: int, m: int) -> int:
+        """The number of the run ``(s, lo, hi, m)``."""
+        k = ((s << 8 | lo + 128) << 8 | hi) << 10 | m + 512
+        n = self.names.get(k)
+        if n is None:
+            n = self.names[k] = len(self.suit)
+            self.suit.append(s)
+            self.low.append(lo)
+            self.high.append(hi)
+            self.margin.append(m)
+            self.span.append(self._spans.setdefault(k >> 10, len(self._spans) + 1))
+        return n
+
+    def covers(self, ts: tuple[int, ...], other: tuple[int, ...]) -> bool:
+        """Whether the table runs ``ts`` offer all that ``other`` do: each run of ``other`` is
+        in ``ts``, with a margin no smaller (a run offers what it did before a lay-off took
+        it)."""
+        span, margin = self.span, self.margin
+        for x in range(len(other)):
+            b = other[x]
+            if b:
+                a = ts[x]
+                if a != b and (not a or span[a] != span[b] or margin[a] < margin[b]):
+                    return False
+        return True
+
+
+def _twin(ts: tuple[int, ...], x: int) -> bool:
+    """Whether a table run before the ``x``-th is in the same state (a twin: the first is tried)."""
+    st = ts[x]
+    for y in range(x):
+        if ts[y] == st:
+            return True
+    return False
+
+
+def _put(ts: tuple[int, ...], x: int, st: int) -> tuple[int, ...]:
+    """The table runs ``ts`` with the ``x``-th now ``st``."""
+    out = list(ts)
+    out[x] = st
+    return tuple(out)
 
 
 class _Enough(Exception):
