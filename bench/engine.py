@@ -15,7 +15,8 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   each card (16 wild-rank cards and 8 jokers with 8 seats), with and without a table of melds
   laid before (a last turn);
 * constructed hands (``_constructed_hands``): adversarial reachable calls, hands crowded into
-  one to three suits and a few ranks with copies from four decks and up to six wilds, against
+  one to three suits and a few ranks with copies from four decks and up to six wilds (a
+  quarter of them up to every card wild: as many wild-rank cards as four decks hold), against
   tables of many runs of those suits overlapping the hand's ranks; then hill climbing from the
   slowest of them;
 * the slow hands found before (``KNOWN_SLOW``: nine Queens from four decks, ten aces against a
@@ -262,7 +263,8 @@ def _slowest_hands(rng, steps: int, starts: int) -> list[tuple]:
 def _constructed_hands(rng, count: int) -> list[tuple]:
     """Adversarial calls, all reachable with four decks (8 seats): hands of n cards in round n
     (n + 1 for going out) crowded into one to three suits and a few ranks, copies from several
-    decks, up to six wilds (jokers and wild-rank cards); for the arrangement, a table of 4 to 24
+    decks, up to six wilds (jokers and wild-rank cards), or for a quarter of them seven to every
+    card (up to 16 wild-rank cards and 8 jokers); for the arrangement, a table of 4 to 24
     melds, most of them runs of the hand's suits overlapping its ranks, wilds among them (a
     last turn late in an 8-seat round)."""
     from cardarena.server.games.cards import JOKER
@@ -276,7 +278,7 @@ def _constructed_hands(rng, count: int) -> list[tuple]:
         lo = rng.randrange(1, 10)
         hi = min(13, lo + rng.randrange(3, 8))
         near = [(r - 1) * 4 + s for s in suits for r in range(lo, hi + 1) if r != n]
-        wilds = rng.randrange(7)
+        wilds = rng.randrange(7) if rng.random() < 0.75 else rng.randrange(7, n + 1)
         hand = [JOKER if rng.random() < 0.4 else (n - 1) * 4 + rng.randrange(4)
                 for _ in range(wilds)]
         hand += [rng.choice(near) for _ in range(n + (kind == "going out") - wilds)]
@@ -595,6 +597,20 @@ KNOWN_SLOW = (
       ("run", 1, 6, "6♦ K♣ K♦ 9♦ 10♦"), ("set", 2, 2, "K♣ 2♦ 2♠ 2♣ 2♠"), ("set", 3, 3, "3♥ 3♠ 3♦"),
       ("run", 3, 5, "5♠ 6♠ K♣ 8♠"), ("set", 2, 2, "2♥ 2♣ 2♥ 2♣"), ("run", 1, 9, "Jo 10♦ J♦ Q♦"))),
     ("going out", 13, "5♣ 5♣ 5♣ 5♣ 5♦ 5♦ 5♦ 5♥ 5♥ 5♠ 5♠ 6♣ 6♦ 6♥", ()),
+    ("arrange", 13, "5♦ 5♥ K♣ K♣ K♣ K♦ K♦ K♦ K♥ K♥ K♠ K♠ K♠",
+     (("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠ K♠"), ("run", 1, 8, "Jo 9♦ Jo J♦"), ("run", 3, 10, "10♠ J♠ Jo"),
+      ("run", 1, 3, "3♦ K♦ 5♦ 6♦ 7♦ 8♦"), ("run", 2, 10, "10♥ J♥ Q♥"),
+      ("run", 2, 1, "A♥ 2♥ 3♥ K♣ 5♥ Jo"), ("run", 2, 7, "7♥ 8♥ 9♥ 10♥"),
+      ("run", 1, 9, "Jo 10♦ K♥ Q♦"))),
+    ("arrange", 13, "7♥ 8♥ 8♥ 8♥ 9♥ 9♥ 10♣ 10♥ J♥ J♥ Q♥ K♦ K♥",
+     (("run", 0, 10, "10♣ J♣ Jo Jo"), ("run", 2, 11, "J♥ K♥ K♥"), ("run", 2, 4, "K♠ K♥ 6♥ 7♥"),
+      ("run", 2, 4, "4♥ 5♥ 6♥ 7♥"), ("run", 2, 5, "K♠ 6♥ 7♥"), ("run", 2, 4, "Jo 5♥ 6♥"),
+      ("run", 2, 8, "Jo 9♥ 10♥ J♥ Q♥"))),
+    ("arrange", 13, "6♦ 6♦ 7♦ 7♦ 8♣ 8♦ 8♠ 9♣ 9♦ 10♦ K♣ K♦ K♠",
+     (("run", 0, 2, "2♣ 3♣ Jo"), ("run", 0, 3, "3♣ Jo 5♣"), ("run", 1, 9, "9♦ 10♦ Jo"),
+      ("run", 1, 9, "9♦ Jo J♦ Q♦ K♦"), ("run", 1, 1, "A♦ 2♦ 3♦ K♦"), ("set", 5, 5, "5♣ 5♦ 5♠ 5♣"),
+      ("run", 1, 10, "10♦ J♦ K♠ K♦"), ("set", 7, 7, "K♣ Jo 7♦ 7♦ 7♥"), ("run", 1, 9, "9♦ 10♦ J♦ Q♦"),
+      ("run", 1, 2, "2♦ 3♦ 4♦ 5♦ 6♦"), ("run", 1, 2, "2♦ K♥ 4♦ 5♦"))),
 )
 
 

@@ -87,12 +87,17 @@ and no table run that one lacks or has with a greater margin: a lay-off onto a r
 away) costs at least what that one was found to cost at least. States are kept canonical so that
 the memo knows them again: slack and margins beyond the wilds still free are dropped; a table
 run that no undecided card can reach any more is folded into the slack (with its wild limit
-checked), and one extended upwards at once (lower cards come first); twin runs (the same suit
-and state) are tried once; the room below a run that no card can reach from below counts only up
-to the wilds still free, and not at all once the slack is full; and cards that can only stay in
-hand or go into a set of their rank are counted by rank, not named. A memo key is small numbers:
-the cards, the wilds needed, the pool and the slack packed into one, and each table run named by
-a number (:class:`_Runs`), so that a key is quick to hash and compare.
+checked), and one extended upwards at once (lower cards come first); a run laid off below with
+more wilds than it gains naturals is lost (no arrangement) as soon as the cards of its suit
+still within its reach cannot make up for them (at most the naturals less wilds that laying
+them gains at either end: K♦ K♦ K♦ gain nothing above Jo 9♦ Jo J♦, Q♦ K♦ two); twin runs (the
+same suit and state) are tried once; the room below a run that no card can reach from below
+counts only up to the wilds still free, and not at all once the slack is full; and cards that
+can only stay in hand or go into a set of their rank are counted by rank, not named. A memo key
+is small numbers: the cards, the wilds needed, the pool and the slack packed into one, and each
+table run named by a number (:class:`_Runs`), so that a key is quick to hash and compare. The
+choices of a state are offered one at a time, each only if its lower bound can beat the best so
+far (:meth:`_Solver._promising`; the next state's table runs are made only for those searched).
 
 The arrangement is then read from the start: at each state, the first choice in the canonical
 order whose cost is the state's cost. The bounds change how fast the search is, never what it
@@ -154,10 +159,22 @@ from itertools import combinations, combinations_with_replacement
 JOKER = 52
 SET, RUN = "set", "run"
 _INF = 1 << 40
+#: the bits set in each number below 2**16 (``_POP16[x]`` for ``x.bit_count()`` where the
+#: search spends its time: a list item, where compiled code calls ``bit_count`` by its name)
+_POP16 = [0] * 0x10000
+for _x in range(1, 0x10000):
+    _POP16[_x] = _POP16[_x >> 1] + (_x & 1)
 # the cost of an arrangement: points first, then cards left (a hand holds fewer than 32)
 _POINT, _CARD = 32, 1
-#: a choice of the search: (points it leaves, the next state, what it lays)
-_Move = tuple[int, tuple[int, int, int, int, tuple], tuple]
+#: a choice of the search: (points it leaves, the next state's undecided cards, wilds needed,
+#: pool and slack, the place of the table run it changes (-1: none) and that run's new state,
+#: what it lays); the next state's table runs are made only if it is searched (:func:`_put`)
+_Move = tuple[int, int, int, int, int, int, int, tuple]
+#: a new meld the lowest undecided card can start: (bits, wilds needed, slack, kind, indices)
+_Option = tuple[int, int, int, str, tuple[int, ...]]
+#: the bounds' view with some wilds to come (:meth:`_Solver._level`): the stuck cards found (by
+#: undecided cards), the cards that may have to stay, their partners and pairs
+_Level = tuple[dict[int, tuple[int, int]], int, list[int], list[int] | None]
 #: the most states the search of a whole hand within its lower bound searches (an arrangement
 #: meeting the bound is found in a few, or the bound is far off: then the search with no budget,
 #: a third faster on the slowest hands known, bench/engine.py's KNOWN_SLOW and hunts)
@@ -370,7 +387,7 @@ class _Solver:
         self.total_w = total_w = jokers + wmask.bit_count()
         self._rank_groups: dict[int, list[list[int]]] = {}
         self._suit_above: dict[int, list[tuple[int, list[int]]]] = {}
-        self._opt_cache: dict[int, list] = {}
+        self._opt_cache: dict[int, list[_Option]] = {}
         self._out_cache: dict[tuple, tuple] = {}  # going out (:meth:`out_options`)
         self._out_runs: dict[tuple, list] = {}  # the same, its runs
         self._down_cache: dict[int, list[tuple[int, int, int, tuple[int, ...]]]] = {}
@@ -430,7 +447,7 @@ class _Solver:
         # the wilds up to a run on the table to lay it off onto
         self._gap = gap
         self._rank_mask = rank_mask
-        self._levels: dict[int, tuple] = {}  # by the wilds still free
+        self._levels: dict[int, _Level] = {}  # by the wilds still free
         #: the table's runs of each suit (:meth:`_want`, :meth:`_copy_pairs`), each as its low
         #: and high ranks, its margin (naturals less wilds) and the cards of its suit beyond it
         self._suit_runs: list[list[tuple[int, int, int, int]]] = [[], [], [], []]
@@ -447,13 +464,14 @@ class _Solver:
         self._parts_memo: dict = {}  # by the cards wanting wilds kept and left to part
         self._wants_memo: dict = {}  # by a card and the cards of its rank and suit absent
         self._meets_memo: dict = {}  # (:meth:`_meets`)
-        self._span_memo: dict = {}  # (:meth:`_span`)
+        self._span_memo: dict = {}  # (:meth:`_between`)
         #: the cards of each card's rank or suit (what :meth:`_want` looks at)
         self._kin = [rank_mask[rank[j]] | suit_mask[suit[j]] for j in range(n)]
         #: the copies that meld together only with a wild to come (:meth:`_copy_pairs`), each
         #: as a bit of its own above the cards and the bits of both copies; for :meth:`_short`
         #: and :meth:`_demand`, the wants, costs, suits and ranks of the cards and then of these
-        self.pairs = copies = self._copy_pairs() if n > len(by_code) else ()
+        copies = self._copy_pairs() if n > len(by_code) else []
+        self.pairs: list[tuple[int, int]] = []
         self._xwants, self._xcost, self._xsuit, self._xrank = wants, self.cost, suit, rank
         if copies:
             last = [b for _, b in copies]
@@ -528,17 +546,17 @@ class _Solver:
         self.wild_points = wild_rank  # what a wild-rank card left in hand counts
 
     # ----- the meld options of the lowest undecided card -----------------------------------
-    def options(self, mask: int) -> list:
+    def options(self, mask: int) -> list[_Option]:
         """(bits, wilds needed, slack, kind, indices) for every new meld the lowest card of
         ``mask`` can start; cached by mask. No new set of a rank the table has a set of: each
         of its cards laid off there needs no wild and absorbs one, and the lay-off comes
         first in the canonical order."""
-        opts = self._opt_cache.get(mask)
-        if opts is not None:
-            return opts
+        hit = self._opt_cache.get(mask)
+        if hit is not None:
+            return hit
         i = (mask & -mask).bit_length() - 1
         total_w = self.total_w
-        opts = [] if self.rank[i] in self.set_rank else self._set_options(i, mask)
+        opts: list[_Option] = [] if self.rank[i] in self.set_rank else self._set_options(i, mask)
         # runs: the card and a subset of the higher cards of its suit, gaps filled with wilds
         avail = self._suit_avail(i, mask)
         if avail:
@@ -619,10 +637,10 @@ class _Solver:
         runs.sort(key=_first)
         return runs
 
-    def _set_options(self, i: int, mask: int) -> list:
+    def _set_options(self, i: int, mask: int) -> list[_Option]:
         """The sets of :meth:`options`: card ``i`` with any copies of the other cards of its
         rank in ``mask``."""
-        opts = []
+        opts: list[_Option] = []
         combos: list[tuple[int, ...]] = [()]
         for idx in self.rank_groups(i):
             av = [j for j in idx if mask >> j & 1]
@@ -755,7 +773,13 @@ class _Solver:
             b = left & above[hi]
             if b:
                 g = rank[(b & -b).bit_length() - 1] - hi - 1
-                up = g <= cap and m + b.bit_count() >= g
+                up = g <= cap and m + (_POP16[b] if b < 0x10000 else b.bit_count()) >= g
+        if m < 0 and (down or up):  # (its wilds outnumber its naturals: only if lay-offs of the
+            # cards within reach can still make up for it, :func:`_further`)
+            present = self._ranks(left)[0]
+            if m + (_further(present, lo, -1) if down else 0) \
+                    + (_further(present, hi, 1) if up else 0) < 0:
+                return -1
         if down or up:
             if m > cap:
                 m = cap
@@ -777,7 +801,8 @@ class _Solver:
         the first ones of that many."""
         c = mask & ~self.counted_all
         for g, first in self.counted:
-            c |= first[(mask & g).bit_count()]
+            b = mask & g
+            c |= first[_POP16[b] if b < 0x10000 else b.bit_count()]
         return c
 
     def floor(self, mask: int, free: int, ts: tuple[int, ...] | None = None,
@@ -1068,18 +1093,10 @@ class _Solver:
             natural = self._ranks(self.suit_mask[s])[1]
             hit = False
             for r in range(1, 14):
-                if others >> r & 1:
-                    a, b = (p, r) if p < r else (r, p)
-                    inner = (1 << b) - (2 << a)  # (the ranks between, as bits)
-                    w = b - a - 1 - (natural & inner).bit_count()
-                    for lo, hi, _, _ in self._suit_runs[s]:
-                        if a < lo and hi < b:
-                            span = (2 << hi) - (1 << lo)
-                            w = min(w, b - a - 1 - (hi - lo + 1)
-                                    - (natural & inner & ~span).bit_count())
-                    if w <= free:
-                        hit = True
-                        break
+                if others >> r & 1 and (self._between(s, p, r, natural) if p < r
+                                        else self._between(s, r, p, natural)) <= free:
+                    hit = True
+                    break
             self._meets_memo[key] = hit
         return hit
 
@@ -1177,14 +1194,19 @@ class _Solver:
         """The fewest wilds to come that a run of suit ``s`` holding the ranks ``ranks`` (bits,
         two or more) takes between its lowest and highest: the places there that no natural
         card of the hand but the ``absent`` ones fills (of the suit, not of the wild rank),
-        nor one run on the table lying between them (both ends laid onto it). Memoised."""
+        nor one run on the table lying between them (both ends laid onto it): :meth:`_between`."""
         natural = self._ranks(self.suit_mask[s] & ~absent)[1]
-        a = (ranks & -ranks).bit_length() - 1
-        b = ranks.bit_length() - 1
+        return self._between(s, (ranks & -ranks).bit_length() - 1, ranks.bit_length() - 1,
+                             natural)
+
+    def _between(self, s: int, a: int, b: int, natural: int) -> int:
+        """The fewest wilds a run of suit ``s`` holding ranks ``a`` < ``b`` takes between them:
+        the places there that none of the ranks ``natural`` (bits) fills, nor one run on the
+        table lying between them (both ends laid onto it). Memoised."""
         key = (s, a, b, natural)
         hit = self._span_memo.get(key)
         if hit is None:
-            inner = (1 << b) - (2 << a)
+            inner = (1 << b) - (2 << a)  # (the ranks between, as bits)
             hit = b - a - 1 - (natural & inner).bit_count()
             for lo, hi, _, _ in self._suit_runs[s]:
                 if a < lo and hi < b:
@@ -1349,7 +1371,7 @@ class _Solver:
         hit = level[0].get(mask)
         return (hit or self._stuck(mask, level))[1]
 
-    def _stuck(self, mask: int, level: tuple) -> tuple[int, int]:
+    def _stuck(self, mask: int, level: _Level) -> tuple[int, int]:
         """(their cost, their bits) for the cards of ``mask`` stuck at this ``level``."""
         lb = bits = 0
         partners, pairs, cost = level[2], level[3], self.cost
@@ -1364,7 +1386,7 @@ class _Solver:
         out = level[0][mask] = (lb, bits)
         return out
 
-    def _level(self, free: int) -> tuple[dict, int, list[int], list[int] | None]:
+    def _level(self, free: int) -> _Level:
         """With ``free`` wilds to come: the lower bounds found so far (by undecided cards), the
         cards that may have to stay (not of the wild rank, no set of their rank and no run
         within reach on the table), and the cards each of them needs one of to go into a
@@ -1381,7 +1403,8 @@ class _Solver:
                     partners[j] |= rank_mask[r] ^ (1 << j)
                 else:
                     pairs[j] = rank_mask[r] ^ (1 << j)
-        level = self._levels[free] = ({}, loose, partners, pairs)
+        level: _Level = ({}, loose, partners, pairs)
+        self._levels[free] = level
         return level
 
     def _run_mates(self, j: int, free: int) -> int:
@@ -1433,7 +1456,8 @@ class _Solver:
             cost = self._end_cost(need, q, slack)
             self.memo[key] = (cost, None)
             return cost
-        if need > self.jokers + q + (mask & self.wmask).bit_count():
+        w = mask & self.wmask
+        if need > self.jokers + q + (_POP16[w] if w < 0x10000 else w.bit_count()):
             self.memo[key] = (_INF, None)
             return _INF
         left = mask & ~self.wmask  # (the groups apart solved alone once these cards are met
@@ -1442,7 +1466,7 @@ class _Solver:
             self._met.add(left)
             alone = 1 if self.eager else 0
         # (a choice costing the lower bound wins; without the groups apart, the bound known)
-        free = self.jokers + q + (mask & self.wmask).bit_count() - need
+        free = self.jokers + q + (_POP16[w] if w < 0x10000 else w.bit_count()) - need
         if alone and self.apart:
             least = self.floor(mask, free, ts, alone)
         else:
@@ -1456,32 +1480,24 @@ class _Solver:
             if ts:
                 self._dom.setdefault(dom, []).append((slack, ts, least))
             return least
-        wmask, floors = self.wmask, self._floors  # (methods called as methods: compiled,
-        # a bound method in a variable is called as a Python object)
         best = budget + 1 if budget < _INF else _INF
         bound = _INF  # the least of what the choices not taken are known to cost at least
         choice = None
-        jokers, total_w, fb = self.jokers, self.total_w, self._fb
-        for extra, args, move in self._moves(mask, need, q, slack, ts):
-            m, nn, nq, ns, nts = args
-            if best < _INF:  # (a choice no better than the best so far is not searched)
-                f = jokers + nq + (m & wmask).bit_count() - nn
-                k = m << fb | f + total_w
-                c = floors.get(k)
-                if c is None:  # (the groups apart: once the state is met)
-                    c = floors[k] = self.floor(m, f, None, 0)
-                c += extra
-            else:
-                c = extra
+        # (the best so far, and the least lower bound of the choices not searched since no
+        # better than it: :meth:`_moves` does not offer those, :meth:`_promising`)
+        cell = [best, _INF]
+        for extra, m, nn, nq, ns, x, st, move in self._moves(mask, need, q, slack, ts, cell):
+            nts = ts if x < 0 else _put(ts, x, st)
+            c = extra + self.solve(m, nn, nq, ns, nts, best - 1 - extra)
             if c < best:
-                c = extra + self.solve(m, nn, nq, ns, nts, best - 1 - extra)
-                if c < best:
-                    best, choice = c, (extra, args, move, mask)
-                    if best <= least:
-                        break
-                    continue
-            if c < bound:
+                best, choice = c, (extra, (m, nn, nq, ns, nts), move, mask)
+                cell[0] = best
+                if best <= least:
+                    break
+            elif c < bound:
                 bound = c
+        if cell[1] < bound:
+            bound = cell[1]
         if best > budget:  # nothing within the budget
             self.bounds[key] = bound
             if ts:
@@ -1492,30 +1508,54 @@ class _Solver:
             self._dom.setdefault(dom, []).append((slack, ts, best))
         return best
 
-    def _moves(self, mask: int, need: int, q: int, slack: int,
-               ts: tuple[int, ...]) -> Iterator[_Move]:
-        """The choices for the lowest undecided card, in the canonical order: (points it
-        leaves, next state, choice). Lay-offs first (at equal cost a lay-off is kept rather
-        than a new meld), then new melds, and leaving the card last."""
+    def _moves(self, mask: int, need: int, q: int, slack: int, ts: tuple[int, ...],
+               cell: list[int]) -> Iterator[_Move]:
+        """The choices for the lowest undecided card, in the canonical order (:data:`_Move`),
+        but those that cannot beat the best so far (``cell``, :meth:`_promising`). Lay-offs
+        first (at equal cost a lay-off is kept rather than a new meld), then new melds, and
+        leaving the card last."""
         i = (mask & -mask).bit_length() - 1
         bit = 1 << i
         cap = total_w = self.total_w
         t = self.set_rank.get(self.rank[i])
-        if t is not None:  # onto the table's set
-            yield 0, (mask ^ bit, need, q, min(cap, slack + 1), ts), ("layset", t)
+        if t is not None and self._promising(cell, 0, mask ^ bit, need, q):  # the table's set
+            yield 0, mask ^ bit, need, q, min(cap, slack + 1), -1, 0, ("layset", t)
         if ts:
-            yield from self._table_runs(i, mask, need, q, slack, ts)
+            yield from self._table_runs(i, mask, need, q, slack, ts, cell)
         for bits, nm, sm, kind, idx in self.options(mask):
             nn = need + nm
-            if nn <= total_w:
-                yield 0, (mask ^ bits, nn, q, min(cap, slack + sm), ts), (kind, idx, nm)
+            if nn <= total_w and self._promising(cell, 0, mask ^ bits, nn, q):
+                yield 0, mask ^ bits, nn, q, min(cap, slack + sm), -1, 0, (kind, idx, nm)
         if self.isw[i]:  # a wild-rank card not standing for itself joins the wild pool
-            yield 0, (mask ^ bit, need, q + 1, slack, ts), ("release",)
-        else:
-            yield self.cost[i], (mask ^ bit, need, q, slack, ts), ("dead",)
+            if self._promising(cell, 0, mask ^ bit, need, q + 1):
+                yield 0, mask ^ bit, need, q + 1, slack, -1, 0, _RELEASE
+        elif self._promising(cell, self.cost[i], mask ^ bit, need, q):
+            yield self.cost[i], mask ^ bit, need, q, slack, -1, 0, _DEAD
+
+    def _promising(self, cell: list[int], extra: int, m: int, nn: int, nq: int) -> bool:
+        """Whether a choice leaving ``extra`` points, and the undecided cards ``m`` with ``nn``
+        wilds needed and ``nq`` in the pool, may beat the best so far (``cell[0]``, if any):
+        its points and the lower bound of the cards it leaves (the groups apart aside, once
+        found: ``_floors``) below it. If not, it is not searched, and that bound is kept in
+        ``cell[1]`` (the least of them: what the state costs at least, if nothing beats it)."""
+        best = cell[0]
+        if best >= _INF:
+            return True
+        w = m & self.wmask
+        f = self.jokers + nq + (_POP16[w] if w < 0x10000 else w.bit_count()) - nn
+        k = m << self._fb | f + self.total_w
+        c = self._floors.get(k)
+        if c is None:  # (the groups apart: once the state is met)
+            c = self._floors[k] = self.floor(m, f, None, 0)
+        c += extra
+        if c < best:
+            return True
+        if c < cell[1]:
+            cell[1] = c
+        return False
 
     def _table_runs(self, i: int, mask: int, need: int, q: int, slack: int,
-                    ts: tuple[int, ...]) -> Iterator[_Move]:
+                    ts: tuple[int, ...], cell: list[int]) -> Iterator[_Move]:
         """Lay the card off onto a run on the table, at its low end (with the cards of the suit
         up to the run) or its high end (with any higher cards of the suit), gaps wild. A run
         extended upwards can take nothing more (lower cards are decided first), so it is
@@ -1531,21 +1571,20 @@ class _Solver:
                 continue
             if p < lo:
                 for gaps, k, bits, idx in self._downs(mask, lo):
-                    if gaps <= free:
-                        yield 0, (mask ^ bits, need + gaps, q, slack,
-                                  _put(ts, x, rs.name(s, p, hi, m + k - gaps))), \
-                            ("down", x, idx)
+                    if gaps <= free and self._promising(cell, 0, mask ^ bits, need + gaps, q):
+                        yield 0, mask ^ bits, need + gaps, q, slack, x, \
+                            rs.name(s, p, hi, m + k - gaps), ("down", x, idx)
             else:
                 start = p - hi - 1
                 below = lo - 1 if lo > 0 else -lo
                 for inner, top, k, bits, idx in self._ups(mask):
                     gaps = start + inner
                     margin = m + k - gaps
-                    if gaps <= free and margin >= 0:
+                    if gaps <= free and margin >= 0 and \
+                            self._promising(cell, 0, mask ^ bits, need + gaps, q):
                         room = below + 13 - top
-                        yield 0, (mask ^ bits, need + gaps, q,
-                                  slack + (margin if margin < room else room),
-                                  _put(ts, x, 0)), ("up", x, idx)
+                        yield 0, mask ^ bits, need + gaps, q, \
+                            slack + (margin if margin < room else room), x, 0, ("up", x, idx)
 
     def _downs(self, mask: int, lo: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """The ways to lay the lowest card of ``mask`` off below a run that starts at rank
@@ -1612,7 +1651,9 @@ class _Solver:
             if choice is not None and choice[3] == mask:  # (the key counts some cards: the
                 extra, args, move, _ = choice            # choice is kept for these ones)
             else:
-                for extra, args, move in self._moves(mask, need, q, slack, ts):
+                for extra, m, nn, nq, ns, x, st, move in self._moves(mask, need, q, slack, ts,
+                                                                     [_INF, _INF]):
+                    args = (m, nn, nq, ns, ts if x < 0 else _put(ts, x, st))
                     if extra + self.floor(args[0], self._free(*args[:3]), args[4]) <= cost and \
                             extra + self.solve(*args, cost - extra) == cost:
                         break
@@ -1942,24 +1983,27 @@ def _reaches(ranks: int, lo: int, hi: int, margin: int, p: int) -> bool:
     every place between it and ``p``, and at either end any further places that gain it more
     naturals than wilds. 7♥ does not reach Jo J♥ Q♥ Jo (10 to K, two naturals, two wilds): 8♥
     and 9♥ would be wild, and the hand's 3♥ beyond gains nothing (three wild places to it)."""
-    def further(x: int, step: int) -> int:  # (the most naturals less wilds past rank x)
-        best = net = 0
-        x += step
-        while 1 <= x <= 13:
-            net += 1 if ranks >> x & 1 else -1
-            if net > best:
-                best = net
-            x += step
-        return best
-
     a, b = (p, lo) if p < lo else (hi, p)
     inner = (ranks >> (a + 1) & ((1 << (b - a - 1)) - 1)).bit_count()
     gain = 1 + 2 * inner - (b - a - 1)  # (p natural, the places between filled or wild)
     if p < lo:
-        gain += further(p, -1) + further(hi, 1)
+        gain += _further(ranks, p, -1) + _further(ranks, hi, 1)
     else:
-        gain += further(lo, -1) + further(p, 1)
+        gain += _further(ranks, lo, -1) + _further(ranks, p, 1)
     return margin + gain >= 0
+
+
+def _further(ranks: int, x: int, step: int) -> int:
+    """The most naturals less wilds a run gains past rank ``x`` (``step`` -1: below it, 1:
+    above it), with the cards at the ranks ``ranks`` (bits): none if it gains nothing."""
+    best = net = 0
+    x += step
+    while 1 <= x <= 13:
+        net += 1 if ranks >> x & 1 else -1
+        if net > best:
+            best = net
+        x += step
+    return best
 
 
 class _Runs:
@@ -2002,6 +2046,9 @@ class _Runs:
                 if a != b and (not a or span[a] != span[b] or margin[a] < margin[b]):
                     return False
         return True
+
+
+_RELEASE, _DEAD = ("release",), ("dead",)  # (what a choice lays: see :meth:`_Solver.arrange`)
 
 
 def _twin(ts: tuple[int, ...], x: int) -> bool:

@@ -907,6 +907,38 @@ def test_R4_R6_a_card_reaches_a_table_run_only_if_the_places_it_gains_keep_the_w
     assert best.layoffs == (LayOff(0, tuple(C("6H 7H KS KS")), ()),)
 
 
+def test_R4_R6_a_run_laid_below_beyond_its_wild_limit_lives_only_while_cards_can_make_up_for_it():
+    """R4, R6 (Kings wild, issue 14): 5♦ laid below Jo 9♦ Jo J♦ (8 to J, two naturals, two
+    wilds) with 6♦ 7♦ wild leaves it one wild over its naturals; only cards of its suit laid on
+    later can make up for it. Above it the hand's K♦ K♦ K♦ gain nothing (Q♦ wild, one K♦
+    natural: a run takes one card of a rank), so the run is lost at once and no arrangement
+    follows from there; Q♦ K♦ gain two. The search kept such runs while any card was within
+    reach (each copy counted as a natural), and searched every way of laying the cards above
+    before finding them lost: 5♦ 5♥ and eleven Kings beside eight melds (a hunt of this issue)
+    took ~18,000 states, ~13 ms compiled; now a dozen, and every King melds (bench/engine.py's
+    KNOWN_SLOW)."""
+    from cardarena.server.games.melds import _Solver
+
+    table = [Meld(RUN, 1, 8, tuple(C("Jo 9D Jo JD")))]
+    s = _Solver(C("5D KD KD KD"), 13, table, 20)
+    laid = s.rs.name(1, 5, 11, -1)  # (5♦ below it, 6♦ 7♦ wild)
+    kings = s.all_mask & ~1  # (the three K♦ undecided)
+    assert s._run_state(laid, kings, 4, False) == -1
+    s = _Solver(C("5D QD KD"), 13, table, 20)
+    assert s._run_state(s.rs.name(1, 5, 11, -1), s.all_mask & ~1, 4, False) > 0
+
+    hand = C("5D 5H KC KC KC KD KD KD KH KH KS KS KS")
+    table = [Meld(RUN, key, low, tuple(C(cards))) for key, low, cards in (
+        (3, 8, "8S 9S 10S JS QS KS"), (1, 8, "Jo 9D Jo JD"), (3, 10, "10S JS Jo"),
+        (1, 3, "3D KD 5D 6D 7D 8D"), (2, 10, "10H JH QH"), (2, 1, "AH 2H 3H KC 5H Jo"),
+        (2, 7, "7H 8H 9H 10H"), (1, 9, "Jo 10D KH QD"))]
+    s = _Solver(hand, 13, table, 20)
+    best = s.arrange()
+    _check_laid(best, hand, 13, table)
+    assert best.points == 0 and best.deadwood == ()
+    assert len(s.memo) + len(s.bounds) < 100  # (it was 536 + 1,186)
+
+
 def test_R4_R6_a_wild_rank_card_of_a_runs_suit_in_its_own_place_helps_it_reach_a_card():
     """R4, R6 (6s wild; found by a fuzz of this issue, a wrong result): J♥ goes above 2♥ 3♥ 4♥
     with 6♥ standing for itself (a natural, R4) and wilds for 5♥ 7♥ 8♥ 9♥ 10♥: five naturals,
