@@ -17,7 +17,7 @@ setup: $(BIN)/cardarena $(VENV)/melds-compiled
 # Three Thirteen's meld solver compiled with mypyc (server/games/compile_melds.py; mypy is a
 # build tool only, and a C compiler is needed): built again whenever melds.py changes, and taken
 # only if built from melds.py as it is. Where it cannot be built, the solver runs as Python
-# (about 2.5 times the CPU on its slowest hands) and this says why each time.
+# (about 3.5 times the CPU on its slowest hands) and this says why each time.
 $(VENV)/melds-compiled: server/games/melds.py server/games/compile_melds.py | $(BIN)/cardarena
 	@$(BIN)/pip install -q 'mypy>=1.11' && $(BIN)/python server/games/compile_melds.py && touch $@ \
 		|| echo "the meld solver runs as Python (see above)"

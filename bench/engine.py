@@ -55,7 +55,16 @@ few calls: the machine may be shared), against the target of 5 ms a call (issue 
   ms compiled, until the memo keys were numbers rather than nested tuples (~3-3.5 ms compiled,
   the slowest of all here); and the three slowest of a hunt against that solver over 120 seeds,
   about 3-3.8 ms under load: diamonds beside twelve runs, five Kings and a joker beside sixteen
-  melds, and going out with eleven 5s).
+  melds, and going out with eleven 5s; and the slowest of the next hunt, over 200 seeds: 5♦ 5♥
+  and eleven Kings beside eight melds, about 16 ms until a run laid off below beyond its wild
+  limit was lost as soon as the cards within its reach could not make up for it (~0.1 ms), and
+  two hands beside runs of their suits with Kings wild, about 4-5 ms until a choice was
+  offered only if its lower bound could beat the best so far, and no tuples made for the others
+  (~2-3 ms); and the three slowest of a 500-seed hunt against that solver, where a quarter of
+  the constructed hands hold seven wilds or more, about 3.5-4 ms under load: nine 7s and no wild
+  beside eleven runs (~2,900 calls of the search; searched within its lower bound to the end,
+  ~1,500, but the slowest hands before take more so: _QUICK), and two more beside thirteen and
+  twelve runs: open).
 
 The maximum and the 99th percentile of each are printed with the slowest hands, and last the
 worst of all, the target beside it, with its hands; first, which solver is measured: the one
@@ -611,6 +620,23 @@ KNOWN_SLOW = (
       ("run", 1, 9, "9♦ Jo J♦ Q♦ K♦"), ("run", 1, 1, "A♦ 2♦ 3♦ K♦"), ("set", 5, 5, "5♣ 5♦ 5♠ 5♣"),
       ("run", 1, 10, "10♦ J♦ K♠ K♦"), ("set", 7, 7, "K♣ Jo 7♦ 7♦ 7♥"), ("run", 1, 9, "9♦ 10♦ J♦ Q♦"),
       ("run", 1, 2, "2♦ 3♦ 4♦ 5♦ 6♦"), ("run", 1, 2, "2♦ K♥ 4♦ 5♦"))),
+    ("arrange", 13, "6♦ 6♥ 7♣ 7♣ 7♣ 7♣ 7♦ 7♦ 7♥ 7♥ 7♠ 8♥ 8♥",
+     (("run", 3, 2, "Jo 3♠ 4♠"), ("run", 0, 2, "2♣ 3♣ 4♣ 5♣ 6♣"), ("run", 2, 9, "K♠ 10♥ J♥"),
+      ("run", 0, 8, "8♣ 9♣ 10♣"), ("run", 2, 2, "2♥ 3♥ 4♥ 5♥"), ("run", 0, 8, "Jo 9♣ K♦ J♣"),
+      ("run", 3, 2, "2♠ 3♠ K♠"), ("run", 3, 2, "2♠ 3♠ 4♠"), ("run", 2, 4, "4♥ 5♥ 6♥ 7♥ 8♥"),
+      ("run", 2, 8, "8♥ 9♥ 10♥ J♥ Q♥ K♥"), ("run", 1, 2, "2♦ 3♦ 4♦"))),
+    ("arrange", 13, "6♦ 6♠ 6♠ 7♦ 7♦ 7♦ 7♠ 7♠ 8♦ 9♠ 10♦ 10♠ K♣",
+     (("run", 1, 7, "Jo 8♦ 9♦"), ("run", 3, 3, "3♠ K♠ 5♠"), ("run", 3, 8, "8♠ 9♠ K♣ K♥ K♠ K♠"),
+      ("run", 3, 5, "5♠ 6♠ 7♠ Jo 9♠"), ("run", 3, 2, "Jo 3♠ 4♠ K♣"), ("run", 1, 8, "Jo 9♦ 10♦"),
+      ("run", 1, 8, "8♦ K♥ 10♦ Jo Q♦ K♦"), ("run", 1, 11, "J♦ Q♦ K♦"),
+      ("run", 3, 8, "8♠ K♣ 10♠ J♠"), ("run", 1, 8, "8♦ 9♦ 10♦ Jo"), ("run", 1, 3, "3♦ Jo 5♦"),
+      ("run", 3, 8, "8♠ 9♠ 10♠"), ("run", 1, 3, "3♦ 4♦ 5♦"))),
+    ("arrange", 13, "8♦ 8♠ 9♦ 9♦ 9♦ 9♥ 9♠ 9♠ 10♦ 10♥ 10♠ Q♦ K♦",
+     (("run", 2, 10, "10♥ J♥ Jo K♥"), ("run", 1, 5, "5♦ Jo 7♦"), ("run", 3, 11, "J♠ K♦ K♠"),
+      ("run", 3, 3, "3♠ 4♠ 5♠ 6♠"), ("run", 3, 4, "4♠ 5♠ 6♠ 7♠"),
+      ("run", 3, 8, "8♠ 9♠ 10♠ J♠ Q♠ Jo"), ("run", 1, 6, "6♦ 7♦ 8♦"),
+      ("run", 1, 5, "Jo 6♦ 7♦ 8♦"), ("run", 1, 11, "J♦ Q♦ K♦"), ("run", 3, 8, "8♠ 9♠ 10♠"),
+      ("run", 1, 5, "5♦ 6♦ 7♦"), ("run", 1, 9, "Jo K♠ J♦ Q♦"))),
 )
 
 

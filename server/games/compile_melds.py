@@ -8,7 +8,7 @@ source it was built from in ``_SOURCE``) and puts the built module beside ``meld
 ``melds`` takes it when it is imported, if it was built from ``melds.py`` as it is now
 (:func:`cardarena.server.games.melds._compiled`). A solver edited since the build runs as Python
 until the next build: a stale build is never used. The compiled solver is the same code with the
-same answers (tests/games/test_three_thirteen.py compares them) and takes about 0.4 times the CPU on
+same answers (tests/games/test_three_thirteen.py compares them) and takes about 0.3 times the CPU on
 the slowest hands known (bench/engine.py prints which one it measured).
 
 It needs mypy (mypyc comes with it) and a C compiler; without them it says so in one line and

@@ -137,7 +137,7 @@ wilds above it while there is room) is written with R7 in ``three_thirteen.py``.
 Speed: ``make setup`` compiles this module with mypyc (``compile_melds.py``), the same code;
 when it is imported, it takes the compiled build if that was built from this very source
 (:func:`_compiled`; ``COMPILED`` says which runs), else it runs as Python, which takes about
-two and a half times the CPU on the slowest hands (``CARDARENA_SOLVER=python`` asks for Python).
+three and a half times the CPU on the slowest hands (``CARDARENA_SOLVER=python`` asks for Python).
 The code is written for the build as well: its containers are typed, its memo keys are numbers
 or tuples of numbers, and its methods are called as methods (mypyc calls a bound method kept in
 a variable as a Python object, through its wrapper).
