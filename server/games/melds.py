@@ -92,7 +92,10 @@ more wilds than it gains naturals is lost (no arrangement) as soon as the cards 
 still within its reach cannot make up for them (at most the naturals less wilds that laying
 them gains at either end: K♦ K♦ K♦ gain nothing above Jo 9♦ Jo J♦, Q♦ K♦ two); twin runs (the
 same suit and state) are tried once; the room below a run that no card can reach from below
-counts only up to the wilds still free, and not at all once the slack is full; and cards that
+counts only up to the wilds still free, and not at all once the slack is full, and so does the
+room above one that no card can ever reach from above (none of its suit near enough), whose
+high rank then does not count (8♣ 9♣ 10♣ and Jo 9♣ K♦ J♣, each taking only a 7♣ below with no
+wild to come, are twins); and cards that
 can only stay in hand or go into a set of their rank are counted by rank, not named. A memo key
 is small numbers: the cards, the wilds needed, the pool and the slack packed into one, and each
 table run named by a number (:class:`_Runs`), so that a key is quick to hash and compare. The
@@ -760,11 +763,17 @@ class _Solver:
         """One table run of :meth:`_state` (``left``: the undecided cards of its suit, ``full``:
         whether the slack is full): the run in its canonical form (``st`` itself if unchanged),
         or, once no card can reach it, -2 less the slack it adds (-1: its wilds outnumber its
-        naturals)."""
+        naturals). Once no card can reach it from below, its low rank is minus the room below
+        it (at most the wilds still free; 0 once the slack is full), and once none can ever
+        reach it from above (none of its suit above it within as many ranks as wilds are
+        free), its high rank is 14 and the room above it (the same), so that runs that can
+        take the same cards are twins (8♣ 9♣ 10♣ and 8♣ 9♣ 10♣ J♣, with 7♣ and no wild to
+        come)."""
         rs = self.rs
         s, lo, hi, m = rs.suit[st], rs.low[st], rs.high[st], rs.margin[st]
         above, rank = self.above, self.rank
         down = up = False
+        gone = True  # (out of reach from above for good: no card of its suit near enough)
         if lo > 1:  # a card of the suit at most as many ranks below as wilds are free
             b = left & ~above[lo - 1]
             if b:
@@ -773,7 +782,8 @@ class _Solver:
             b = left & above[hi]
             if b:
                 g = rank[(b & -b).bit_length() - 1] - hi - 1
-                up = g <= cap and m + (_POP16[b] if b < 0x10000 else b.bit_count()) >= g
+                gone = g > cap
+                up = not gone and m + (_POP16[b] if b < 0x10000 else b.bit_count()) >= g
         if m < 0 and (down or up):  # (its wilds outnumber its naturals: only if lay-offs of the
             # cards within reach can still make up for it, :func:`_further`)
             present = self._ranks(left)[0]
@@ -790,10 +800,17 @@ class _Solver:
                     lo = 1 - lo if lo <= cap else -cap
                 elif lo < -cap:
                     lo = -cap
+            if gone:  # out of reach from above: 14 and the room above it
+                if full:
+                    hi = 14
+                elif hi <= 13:
+                    hi = 27 - hi if 13 - hi <= cap else 14 + cap
+                elif hi > 14 + cap:
+                    hi = 14 + cap
             return rs.name(s, lo, hi, m)
         if m < 0:
             return -1
-        room = (lo - 1 if lo > 0 else -lo) + 13 - hi
+        room = (lo - 1 if lo > 0 else -lo) + (13 - hi if hi <= 13 else hi - 14)
         return -2 - (m if m < room else room)
 
     def _counted(self, mask: int) -> int:
