@@ -162,11 +162,18 @@ from itertools import combinations, combinations_with_replacement
 JOKER = 52
 SET, RUN = "set", "run"
 _INF = 1 << 40
-#: the bits set in each number below 2**16 (``_POP16[x]`` for ``x.bit_count()`` where the
-#: search spends its time: a list item, where compiled code calls ``bit_count`` by its name)
+#: the bits set in each number below 2**16 (:func:`_ones`)
 _POP16 = [0] * 0x10000
 for _x in range(1, 0x10000):
     _POP16[_x] = _POP16[_x >> 1] + (_x & 1)
+
+
+def _ones(x: int) -> int:
+    """``x.bit_count()`` (x >= 0), by a list item where the search spends its time: compiled
+    code calls ``bit_count`` by its name."""
+    return _POP16[x] if x < 0x10000 else x.bit_count()
+
+
 # the cost of an arrangement: points first, then cards left (a hand holds fewer than 32)
 _POINT, _CARD = 32, 1
 #: a choice of the search: (points it leaves, the next state's undecided cards, wilds needed,
@@ -783,7 +790,7 @@ class _Solver:
             if b:
                 g = rank[(b & -b).bit_length() - 1] - hi - 1
                 gone = g > cap
-                up = not gone and m + (_POP16[b] if b < 0x10000 else b.bit_count()) >= g
+                up = not gone and m + _ones(b) >= g
         if m < 0 and (down or up):  # (its wilds outnumber its naturals: only if lay-offs of the
             # cards within reach can still make up for it, :func:`_further`)
             present = self._ranks(left)[0]
@@ -818,8 +825,7 @@ class _Solver:
         the first ones of that many."""
         c = mask & ~self.counted_all
         for g, first in self.counted:
-            b = mask & g
-            c |= first[_POP16[b] if b < 0x10000 else b.bit_count()]
+            c |= first[_ones(mask & g)]
         return c
 
     def floor(self, mask: int, free: int, ts: tuple[int, ...] | None = None,
@@ -1441,7 +1447,7 @@ class _Solver:
     def _free(self, mask: int, need: int, q: int) -> int:
         """The most wilds that can still be placed: the pool and the undecided wild-rank
         cards, less those needed already."""
-        return self.jokers + q + (mask & self.wmask).bit_count() - need
+        return self.jokers + q + _ones(mask & self.wmask) - need
 
     def solve(self, mask: int, need: int, q: int, slack: int, ts: tuple[int, ...],
               budget: int = _INF) -> int:
@@ -1473,8 +1479,8 @@ class _Solver:
             cost = self._end_cost(need, q, slack)
             self.memo[key] = (cost, None)
             return cost
-        w = mask & self.wmask
-        if need > self.jokers + q + (_POP16[w] if w < 0x10000 else w.bit_count()):
+        free = self._free(mask, need, q)
+        if free < 0:
             self.memo[key] = (_INF, None)
             return _INF
         left = mask & ~self.wmask  # (the groups apart solved alone once these cards are met
@@ -1483,15 +1489,10 @@ class _Solver:
             self._met.add(left)
             alone = 1 if self.eager else 0
         # (a choice costing the lower bound wins; without the groups apart, the bound known)
-        free = self.jokers + q + (_POP16[w] if w < 0x10000 else w.bit_count()) - need
         if alone and self.apart:
             least = self.floor(mask, free, ts, alone)
         else:
-            fk = mask << self._fb | free + self.total_w
-            known = self._floors.get(fk)
-            if known is None:
-                known = self._floors[fk] = self.floor(mask, free, None, 0)
-            least = known
+            least = self._known_floor(mask, free)
         if least > budget:
             self.bounds[key] = least
             if ts:
@@ -1553,23 +1554,26 @@ class _Solver:
         """Whether a choice leaving ``extra`` points, and the undecided cards ``m`` with ``nn``
         wilds needed and ``nq`` in the pool, may beat the best so far (``cell[0]``, if any):
         its points and the lower bound of the cards it leaves (the groups apart aside, once
-        found: ``_floors``) below it. If not, it is not searched, and that bound is kept in
+        found: :meth:`_known_floor`) below it. If not, it is not searched, and that bound is kept in
         ``cell[1]`` (the least of them: what the state costs at least, if nothing beats it)."""
         best = cell[0]
         if best >= _INF:
             return True
-        w = m & self.wmask
-        f = self.jokers + nq + (_POP16[w] if w < 0x10000 else w.bit_count()) - nn
-        k = m << self._fb | f + self.total_w
-        c = self._floors.get(k)
-        if c is None:  # (the groups apart: once the state is met)
-            c = self._floors[k] = self.floor(m, f, None, 0)
-        c += extra
+        c = extra + self._known_floor(m, self._free(m, nn, nq))
         if c < best:
             return True
         if c < cell[1]:
             cell[1] = c
         return False
+
+    def _known_floor(self, mask: int, free: int) -> int:
+        """:meth:`floor` without the groups apart (they bound a state once it is met, in
+        :meth:`solve`), memoised by the cards and the wilds to come (``_floors``)."""
+        k = mask << self._fb | free + self.total_w
+        c = self._floors.get(k)
+        if c is None:
+            c = self._floors[k] = self.floor(mask, free, None, 0)
+        return c
 
     def _table_runs(self, i: int, mask: int, need: int, q: int, slack: int,
                     ts: tuple[int, ...], cell: list[int]) -> Iterator[_Move]:
