@@ -66,15 +66,22 @@ Rulings applied
   except its top card, shuffled. A third rebuild in one round does not happen: the round ends at
   once and every seat scores its whole hand as it stands (a seat that already laid down scores
   the cards it kept; the goer scores 0). This cap keeps random play short.
-* R10 defaults: draw from the stock; discard the highest card that is not wild (the highest by
-  points, then by card code; if every card that may be discarded is wild, the highest of those)
-  — in a last turn too. The default never goes out.
+* R10 defaults: draw from the stock; go out if the hand can (the referee lays it down, R7);
+  else discard the highest card that is not wild (the highest by points, then by card code; if
+  every card that may be discarded is wild, the highest of those). In a last turn (which cannot
+  go out, R6): draw from the stock, then the same discard. Decided here: going out, the default
+  discards the card that same order picks among the discards that let it go out. (A default
+  that never went out ended every all-default round at a cap: all 546 rounds of 2–8 seats,
+  seeds 0–2, three option settings, at R9's; going out, all 546 end by a seat going out, and
+  3,640 of 3,640 on seeds 0–19, the longest in 116 turns at 8 seats.)
 * R11 cap: a round in which nobody has gone out after 150 turns a seat (``TURNS_PER_SEAT``,
   300 turns at 2 seats, 1200 at 8) ends there, scored as R9's cap: every seat scores its whole
   hand (``round_end`` reason ``"turns"``). R9 alone does not end every round: seats that keep
-  taking from the discard pile never empty the stock. Play that tries to go out never comes
-  near it (the example heuristic's longest round in 18 matches: 48 turns at 8 seats); random
-  play's longest seen, 1054 turns at 8 seats, ended at R9 first.
+  taking the discard never empty the stock. The turns counted are the round's turns before a
+  seat goes out; the last turns after it are never cut. Play that tries to go out never comes
+  near it (the example heuristic's longest round in 18 matches: 48 turns at 8 seats; the R10
+  default's in 420 all-default matches: 116 turns at 8 seats); random play's longest seen,
+  1054 turns at 8 seats, ended at R9 first.
 
 Decided here, where RULINGS is silent: the cards a seat took from the discard pile are public
 until they leave its hand; when it discards or lays down a card identical to one of them, the
@@ -141,9 +148,10 @@ Options
 ``rounds`` (11; fewer for short games and tests: round r still deals r + 2 cards) ·
 ``joker_points`` (20: what a joker left in hand counts, R8).
 
-Version history: 1 — the first complete engine. 2 — issue 14: runs of one span in different
+Version history: 1 — the first complete engine. 2 — runs of one span in different
 suits are told apart in last turns (a lay-off was missed); a last turn lays down before its
-discard in the log; a faster solver (the same arrangements).
+discard in the log; a faster solver (the same arrangements). 3 — R11: a round ends after 150
+turns a seat. 4 — R10: the default goes out when the hand can (it never did).
 """
 from __future__ import annotations
 
@@ -171,7 +179,8 @@ class ThreeThirteen(Game):
     id = "three-thirteen"
     #: 2: runs of one span in different suits are no twins; a last turn lays down first.
     #: 3: R11, a round ends after 150 turns a seat.
-    engine_version = 3
+    #: 4: R10, the default goes out when the hand can.
+    engine_version = 4
     title = "Three Thirteen"
     summary = ("Eleven rounds of rummy: 3 cards in the first, 13 in the last, and the number "
                "dealt is wild. Draw, discard, go out with sets and runs; the fewest points win.")
@@ -184,8 +193,8 @@ class ThreeThirteen(Game):
                minimum=0, maximum=100),
     )
     rules_texts = {"en": "three-thirteen.en.txt"}
-    default_policy = ("draw: from the stock; discard (a last turn too): the highest card that is "
-                      "not wild (never going out) (R10)")
+    default_policy = ("draw: from the stock; then go out if the hand can (R7 lays it down); "
+                      "else discard (a last turn too) the highest card that is not wild (R10)")
     proto_module = "three_thirteen"
     proto_name = "ThreeThirteen"
 
@@ -293,16 +302,26 @@ class ThreeThirteen(Game):
         return list(legal)
 
     def default_action(self, seat: int):
-        """R10: draw from the stock; discard the highest card that is not wild."""
+        """R10: draw from the stock; go out if the hand can (the referee lays it down, R7),
+        discarding the card R10's order picks among the going-out discards; else discard the
+        highest card that is not wild (by points, then card code), or the highest wild if
+        nothing else may go. A last turn cannot go out (R6): the same discard."""
         if self.phase == OVER or seat != self.turn:
             raise IllegalAction(f"seat {seat} is not to act")
         if self.phase == DRAW:
             return DRAW_STOCK
-        cards = [a[1] for a in self.legal_actions(seat) if a[0] == "discard"]
+        legal = self.legal_actions(seat)
+        out = [c for kind, c in legal if kind == "go_out"]  # never in a last turn
+        if out:
+            return GO_OUT_CARD[self._highest_plain(out)]
+        return DISCARD_CARD[self._highest_plain([c for kind, c in legal if kind == "discard"])]
+
+    def _highest_plain(self, cards: list[int]) -> int:
+        """R10's discard: the highest of ``cards`` that is not wild, by points then card code;
+        the highest of them all if every one is wild."""
         wild, jp = self.wild, self.joker_points
         plain = [c for c in cards if c != JOKER and c // 4 + 1 != wild]
-        best = max(plain or cards, key=lambda c: (card_points(c, jp), c))
-        return DISCARD_CARD[best]
+        return max(plain or cards, key=lambda c: (card_points(c, jp), c))
 
     # ----- play ----------------------------------------------------------------------------
     def apply(self, actions: Mapping[int, tuple]) -> list[Event]:

@@ -1,7 +1,7 @@
 """Three Thirteen as fixed spaces: 108 action ids and a flat observation tensor of a seat's view.
 
 The :class:`~cardarena.research.spaces.Codec` of ``three-thirteen`` (rules:
-server/games/three_thirteen.py, rulings R1–R10). It reads only the view and action JSON
+server/games/three_thirteen.py, rulings R1–R11). It reads only the view and action JSON
 (``ThreeThirteenView``, ``ThreeThirteenAction`` of proto/cardarena/v1/three_thirteen.proto), so
 it serves in-process and over gRPC alike.
 
