@@ -114,12 +114,14 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from sqlalchemy import (
-    Integer, bindparam, delete, event, func, insert, text, true, update,
+    Integer, and_, bindparam, delete, event, exists, func, insert, or_, text, true, update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine, select
+
+from cardarena.server import deal
 
 from . import rating as rules
 from . import schema, summary
@@ -146,17 +148,20 @@ TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, Rati
 _match, _seat, _bot, _rating = Match.__table__.c, Seat.__table__.c, Bot.__table__.c, Rating.__table__.c
 
 # The statements of record_match, built once (it is the ledger's hot path).
+#: A match's deal as played (a match scheduled before deals had commitments gets them when played).
+_DEAL_VALUES = dict(deal_salt=func.coalesce(_match.deal_salt, bindparam("deal_salt")),
+                    deal_commitment=func.coalesce(_match.deal_commitment, bindparam("deal_commitment")))
 _FINISH = (update(Match.__table__)
            .where(_match.id == bindparam("match_id"), _match.status.in_((SCHEDULED, RUNNING)))
            .values(status=FINISHED, finished_at=bindparam("finished_at"), duration_s=bindparam("duration_s"),
-                   result_details=bindparam("result_details"))
+                   result_details=bindparam("result_details"), **_DEAL_VALUES)
            .returning(_match.game))
 #: record_match's status change for a leased match: only while it is the worker's (module docstring).
 _FINISH_LEASED = (update(Match.__table__)
                   .where(_match.id == bindparam("match_id"), _match.status == RUNNING,
                          _match.worker == bindparam("held_by"))
                   .values(status=FINISHED, finished_at=bindparam("finished_at"), duration_s=bindparam("duration_s"),
-                          result_details=bindparam("result_details"))
+                          result_details=bindparam("result_details"), **_DEAL_VALUES)
                   .returning(_match.game))
 _SEATED = (select(_seat.bot_id, _bot.name).join_from(Seat.__table__, Bot.__table__, _bot.id == _seat.bot_id)
            .where(_seat.match_id == bindparam("match_id")).order_by(_seat.seat))
@@ -174,12 +179,20 @@ _RATING_UPDATE = (update(Rating.__table__)
 _RATING_INSERT = insert(Rating.__table__)
 #: A bot by name, as columns (the web's reads take no table objects: see ``_LISTED``).
 _BOT_BY_NAME = select(_bot.id, _bot.name, _bot.created_at, _bot.owner).where(_bot.name == bindparam("name"))
+#: A match's deal is spent once it is finished and so is every match of its duplicate set
+#: (the same deal): only then are its seed and salt public (``MatchInfo.deal_spent``).
+_sibling = Match.__table__.alias("sibling").c
+_SPENT = and_(_match.status == FINISHED,
+              or_(_match.duplicate_set.is_(None),
+                  ~exists().where(_sibling.league_id == _match.league_id,
+                                  _sibling.duplicate_set == _match.duplicate_set,
+                                  _sibling.status != FINISHED))).label("spent")
 #: The columns of a listed match (``matches``), read as rows, never as table objects (each
 #: object costs SQLAlchemy's identity map ~20 µs: a page of rows would be most of a request).
 #: (``index`` is labelled ``position``: a row's ``index`` is the tuple method.)
 _LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _match.league_id, _match.round,
            _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
-           _match.fail_reason, _match.kind)
+           _match.fail_reason, _match.kind, _match.deal_commitment, _match.deal_salt, _SPENT)
 _STATES = select(_bot.name, _bot.owner, _bot.paused, _bot.benched_until, _bot.bench_reason).order_by(_bot.name)
 #: A bot by name with its state (``bot_page``): id, name, created, owner, paused, benched until, why.
 _BOT_PAGE = select(_bot.id, _bot.name, _bot.created_at, _bot.owner, _bot.paused, _bot.benched_until,
@@ -423,6 +436,13 @@ def _check_seed(seed: int) -> int:
 #: PostgreSQL (64 on SQLite). A larger number names no league or match on any backend, so
 #: asking for one is "no match N", never the database's "integer out of range".
 ID_MAX = 2 ** 31 - 1
+
+
+def _commit_deals(session: Session, matches: Sequence[Match]) -> None:
+    """Write each new match's deal commitment (it names the match's id, known once flushed)."""
+    session.execute(update(Match.__table__).where(_match.id == bindparam("mid"))
+                    .values(deal_commitment=bindparam("committed")),
+                    [{"mid": m.id, "committed": deal.commitment(m.game, m.id, m.seed, m.deal_salt)} for m in matches])
 
 
 def _known(what: str, ident: int) -> int:
@@ -747,9 +767,11 @@ class Ledger:
                         plans: Sequence[MatchPlan]) -> None:
         ids = self._bot_ids(session, (b for p in plans for b in p.bots))
         matches = [Match(league_id=league_id, game=game, seed=p.seed, options=dict(options), kind=LEAGUE,
-                         round=p.round, index=p.index, duplicate_set=p.duplicate_set) for p in plans]
+                         round=p.round, index=p.index, duplicate_set=p.duplicate_set, deal_salt=deal.new_salt())
+                   for p in plans]
         session.add_all(matches)
         session.flush()
+        _commit_deals(session, matches)
         seats = [{"match_id": m.id, "seat": s, "bot_id": ids[b]}
                  for m, p in zip(matches, plans) for s, b in enumerate(p.bots)]
         if seats:
@@ -832,6 +854,20 @@ class Ledger:
                 q = q.where(Match.league_id == league_id)
             return list(session.exec(q.order_by(Match.id)).all())
 
+    def rest_of_set_finished(self, match_id: int) -> bool:
+        """Every other match that shares this match's deal (its duplicate set) is finished, so
+        its deal is spent once this one is (a match of no set: True)."""
+        with self._read() as session:
+            m = session.get(Match, _known("match", match_id))
+            if m is None:
+                raise LedgerError(f"no match {match_id}")
+            if m.duplicate_set is None:
+                return True
+            left = session.execute(select(func.count()).select_from(Match.__table__).where(
+                _match.league_id == m.league_id, _match.duplicate_set == m.duplicate_set,
+                _match.id != match_id, _match.status != FINISHED)).scalar()
+            return not left
+
     def release_match(self, match_id: int, worker: str | None = None) -> bool:
         """``running`` → ``scheduled`` for one match whose play was interrupted (Ctrl-C), so a
         resume (or another worker) plays it again from its seed; False if it was not running
@@ -882,7 +918,8 @@ class Ledger:
 
     def create_match(self, game: str, seed: int, options: Mapping[str, Any], bots: Sequence[str],
                      league_id: int | None = None, kind: str | None = None, *,
-                     claim_for: str | None = None, lease_s: float | None = None) -> int:
+                     claim_for: str | None = None, lease_s: float | None = None,
+                     deal_salt: str | None = None) -> int:
         """A match outside a league's schedule (status ``scheduled``): ``kind`` ``match`` (the
         default; ``play --record``), ``ladder`` (the arena) or, with ``league_id``, ``league``;
         ``bots`` in seat order. Returns its id.
@@ -890,7 +927,8 @@ class Ledger:
         With ``claim_for`` (a worker's name) it is made already claimed by that worker on a lease
         of ``lease_s`` seconds, in the same transaction: the arena's matches are never seen
         ``scheduled``, so a server killed between making a match and claiming it leaves nothing
-        that only a clock can tell from a match about to start."""
+        that only a clock can tell from a match about to start. ``deal_salt``: the salt of its
+        deal's commitment (a new one from the CSPRNG if not given)."""
         kind = kind or (LEAGUE if league_id is not None else AD_HOC)
         if kind not in KINDS:
             raise LedgerError(f"a match's kind is one of {', '.join(KINDS)}, not {kind!r}")
@@ -905,9 +943,11 @@ class Ledger:
             if league_id is not None and session.get(League, league_id) is None:
                 raise LedgerError(f"no league {league_id}")
             ids = self._bot_ids(session, bots)
-            match = Match(league_id=league_id, game=game, seed=seed, options=dict(options), kind=kind)
+            match = Match(league_id=league_id, game=game, seed=seed, options=dict(options), kind=kind,
+                          deal_salt=deal_salt or deal.new_salt())
             session.add(match)
             session.flush()
+            _commit_deals(session, [match])
             session.add_all([Seat(match_id=match.id, seat=s, bot_id=ids[b]) for s, b in enumerate(bots)])
             if claim_for is not None:
                 session.flush()
@@ -1031,12 +1071,15 @@ class Ledger:
     def record_match(self, match_id: int, *, scores: Sequence[float], places: Sequence[int],
                      faults: Sequence[int], forfeited: Sequence[bool], steps: Sequence[Mapping],
                      events: Sequence[Mapping], result_details: Mapping[str, Any] | None = None,
-                     duration_s: float = 0.0, worker: str | None = None) -> list[RatingChange]:
+                     duration_s: float = 0.0, worker: str | None = None, deal_salt: str | None = None,
+                     deal_commitment: str | None = None) -> list[RatingChange]:
         """Record a finished match and rate it, in one transaction (module docstring).
 
         Returns each seat's rating change (``rated`` False for a self-play seat). With
         ``worker``, only while the match is running on that worker's claim: a worker whose lease
         ran out and was taken over gets a :class:`LedgerError` and nothing is written.
+        ``deal_salt`` and ``deal_commitment``: the deal as played, kept only where the match had
+        none (one scheduled before deals had commitments).
         """
         n = len(places)
         if not (len(scores) == len(faults) == len(forfeited) == n):
@@ -1060,7 +1103,7 @@ class Ledger:
         with self._write() as session:
             # The status first: only one transaction can move a match to "finished".
             finish = {"match_id": match_id, "finished_at": utcnow(), "duration_s": float(duration_s),
-                      "result_details": details}
+                      "result_details": details, "deal_salt": deal_salt, "deal_commitment": deal_commitment}
             if worker is None:
                 game = session.execute(_FINISH, finish).scalar()
             else:
@@ -1192,11 +1235,11 @@ class Ledger:
         out = []
         make = listed_json if as_json else MatchInfo  # both take a listed match's fields in order
         for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
-                finished_at, fail_reason, kind in (tuple(m)[:len(_LISTED)] for m in rows):  # unpacked: a
-            at = seats[match_id]  # row's attributes by name cost more than the rest of a listing
+                finished_at, fail_reason, kind, committed, salt, spent in (tuple(m)[:len(_LISTED)] for m in rows):
+            at = seats[match_id]  # (unpacked: a row's attributes by name cost more than the rest of a listing)
             out.append(make(match_id, game, seed, dict(options), status, [s[0] for s in at], [s[1] for s in at],
                             [s[2] for s in at], league_id, round_, position, duplicate_set, created_at,
-                            finished_at, fail_reason, kind))
+                            finished_at, fail_reason, kind, committed, salt, bool(spent)))
         return out
 
     def match(self, match_id: int) -> MatchDetail:
@@ -1232,7 +1275,8 @@ class Ledger:
             bots=[s.name for s in seats], scores=[s.score for s in seats],
             places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
             duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
-            fail_reason=m.fail_reason, kind=m.kind, faults=[s.faults for s in seats],
+            fail_reason=m.fail_reason, kind=m.kind, deal_commitment=m.deal_commitment, deal_salt=m.deal_salt,
+            deal_spent=bool(m.spent), faults=[s.faults for s in seats],
             forfeited=[s.forfeited for s in seats], steps=steps, events=events,
             result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,
             rating_changes=[RatingChange(h.seat, names.get(h.bot_id, "?"), h.game, h.rated, h.mu_before,
@@ -1519,10 +1563,11 @@ def _listed_sqlite(conn, statement, params: dict) -> list[dict]:
         seats[match_id].append((name, score, place))
     out = []
     for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
-            finished_at, fail_reason, kind in rows:
+            finished_at, fail_reason, kind, committed, salt, spent in rows:
         at = seats[match_id]
         d = listed_json(match_id, game, seed, json.loads(options), status, [s[0] for s in at], [s[1] for s in at],
-                        [s[2] for s in at], league_id, round_, position, duplicate_set, None, None, fail_reason, kind)
+                        [s[2] for s in at], league_id, round_, position, duplicate_set, None, None, fail_reason, kind,
+                        committed, salt, spent)
         d["created_at"], d["finished_at"] = _iso_utc(created_at), _iso_utc(finished_at)
         out.append(d)
     return out

@@ -13,9 +13,10 @@ table               one row per
                     (free text), and its standing on the arena's ladders: paused by hand, or
                     benched until a time and why (quarantine)
 ``league``          league: game, game options, settings (bots, table size, rounds, …)
-``match``           match, scheduled before it is played: game, seed, options, schedule
-                    position (round, index, duplicate set), status, and its ``kind``: ``league``,
-                    ``ladder`` (the arena's rated matches) or ``match`` (``play --record``)
+``match``           match, scheduled before it is played: game, seed, the deal's salt and
+                    commitment, options, schedule position (round, index, duplicate set),
+                    status, and its ``kind``: ``league``, ``ladder`` (the arena's rated
+                    matches) or ``match`` (``play --record``)
 ``seat``            seat of a match: its bot, and once finished its score, place, faults, forfeit
 ``match_log``       finished match: the event log and the steps, zlib-compressed JSON; its
                     ``seq`` is the order in which matches were recorded (the rating order)
@@ -58,6 +59,8 @@ SCHEDULED, RUNNING, FINISHED, FAILED = "scheduled", "running", "finished", "fail
 STATUSES = (SCHEDULED, RUNNING, FINISHED, FAILED)
 LEAGUE, LADDER, AD_HOC = "league", "ladder", "match"
 KINDS = (LEAGUE, LADDER, AD_HOC)
+#: A league's settings every match seed derives from: shown only once the league has ended.
+SECRET_SETTINGS = ("seed", "secret")
 
 
 def utcnow() -> datetime:
@@ -94,6 +97,8 @@ class Match(SQLModel, table=True):
     league_id: int | None = Field(default=None, foreign_key="league.id", index=True)
     game: str = Field(index=True)
     seed: int = Field(sa_type=BigInteger)
+    deal_salt: str | None = None        # the commitment's salt (32 hex digits): secret until the deal is spent
+    deal_commitment: str | None = None  # SHA-256 of game, id, seed and salt (cardarena.server.deal)
     options: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     round: int | None = None       # schedule position in a league; None for an ad-hoc match
     index: int | None = None
@@ -260,8 +265,22 @@ class LeagueInfo:
         """No match is left to play (every match finished or failed)."""
         return self.counts[SCHEDULED] == 0 and self.counts[RUNNING] == 0
 
-    def to_json(self) -> dict:
-        return {"id": self.id, "game": self.game, "options": self.options, "settings": self.settings,
+    @property
+    def organizer_seeded(self) -> bool:
+        """Its seeds derive from a seed the organizer gave (``--seed``; or a league of a
+        cardarena that had no league secrets): whoever knows that seed knows every hand."""
+        return not self.settings.get("secret")
+
+    def to_json(self, reveal: bool = False) -> dict:
+        """The league as JSON: its seed and secret only with ``reveal`` (once the league has
+        ended: nothing still to be played derives from them)."""
+        settings = dict(self.settings)
+        if not reveal:
+            for key in SECRET_SETTINGS:
+                if settings.get(key) is not None:
+                    settings[key] = None
+        return {"id": self.id, "game": self.game, "options": self.options, "settings": settings,
+                "organizer_seeded": self.organizer_seeded,
                 "created_at": self.created_at.isoformat(), "counts": dict(self.counts), "total": self.total}
 
 
@@ -285,25 +304,36 @@ class MatchInfo:
     finished_at: datetime | None = None
     fail_reason: str | None = None
     kind: str | None = None
+    deal_commitment: str | None = None
+    deal_salt: str | None = None
+    #: the deal is spent: the match is finished and so is every match that shares its deal
+    #: (a duplicate set's rotations); only then are ``seed`` and ``deal_salt`` public
+    deal_spent: bool = False
 
     def to_json(self) -> dict:
         """The fields of a listed match as JSON (a :class:`MatchDetail` adds its own): a shallow
-        copy, never a deep one (``asdict`` would copy every event of a detail's log)."""
+        copy, never a deep one (``asdict`` would copy every event of a detail's log). The seed
+        and the salt only once the deal is spent (``deal_spent``); the commitment always."""
         return listed_json(self.id, self.game, self.seed, dict(self.options), self.status, list(self.bots),
                            list(self.scores), list(self.places), self.league_id, self.round, self.index,
-                           self.duplicate_set, self.created_at, self.finished_at, self.fail_reason, self.kind)
+                           self.duplicate_set, self.created_at, self.finished_at, self.fail_reason, self.kind,
+                           self.deal_commitment, self.deal_salt, self.deal_spent)
 
 
 def listed_json(id, game, seed, options, status, bots, scores, places, league_id, round, index, duplicate_set,
-                created_at, finished_at, fail_reason, kind) -> dict:
+                created_at, finished_at, fail_reason, kind, deal_commitment, deal_salt, spent) -> dict:
     """A listed match as JSON (``MatchInfo.to_json``) from its fields' values, in MatchInfo's
-    order (a listing of the ledger builds it straight from its rows, no MatchInfo made: issue
-    15.8), its times in ISO 8601; the values are taken as given, never copied."""
-    return {"id": id, "game": game, "seed": seed, "options": options, "status": status, "bots": bots,
-            "scores": scores, "places": places, "league_id": league_id, "round": round, "index": index,
-            "duplicate_set": duplicate_set, "created_at": created_at.isoformat() if created_at else None,
+    order (a listing of the ledger builds it straight from its rows, no MatchInfo made), its
+    times in ISO 8601; the values are taken as given, never copied. ``seed`` and ``deal_salt``
+    are None until the deal is spent: they deal every hand."""
+    spent = bool(spent)
+    return {"id": id, "game": game, "seed": seed if spent else None, "options": options, "status": status,
+            "bots": bots, "scores": scores, "places": places, "league_id": league_id, "round": round,
+            "index": index, "duplicate_set": duplicate_set,
+            "created_at": created_at.isoformat() if created_at else None,
             "finished_at": finished_at.isoformat() if finished_at else None, "fail_reason": fail_reason,
-            "kind": kind}
+            "kind": kind, "deal_commitment": deal_commitment, "deal_salt": deal_salt if spent else None,
+            "deal_spent": spent}
 
 
 @dataclass(frozen=True)
@@ -341,8 +371,12 @@ class MatchDetail(MatchInfo):
     rating_changes: list[RatingChange] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """As :meth:`MatchInfo.to_json`, with the steps and the omniscient log only once the deal
+        is spent (a finished rotation of a duplicate set would deal the others' hands)."""
         d = super().to_json()
-        d.update(faults=list(self.faults), forfeited=list(self.forfeited), steps=self.steps, events=self.events,
+        shown = self.deal_spent
+        d.update(faults=list(self.faults), forfeited=list(self.forfeited), steps=self.steps if shown else [],
+                 events=self.events if shown else [],
                  result_details=self.result_details, duration_s=self.duration_s,
                  claimed_at=self.claimed_at.isoformat() if self.claimed_at else None,
                  rating_changes=[c.to_json() for c in self.rating_changes])

@@ -12,12 +12,15 @@ for anything marshal cannot carry) and the payload.
 
 * request: ``(request_id, kind, match_id, keyword arguments)``, kind one of
   ``"claim"`` (:meth:`Ledger.claim_match`), ``"claim_next"`` (:meth:`Ledger.claim_next`, the
-  "match id" being the league's: the answer is ``(match id, seed, bots)`` or None),
+  "match id" being the league's: the answer is ``(match id, seed, bots, deal salt, duplicate
+  set)`` or None),
   ``"release"`` (:meth:`Ledger.release_match`, only for a match this recorder claimed and has
   not recorded: what a league stopped between a claim and its answer sends), ``"record"``
   (:meth:`Ledger.record_match`), ``"renew"`` (:meth:`Ledger.renew_leases`, match id 0; the
   answer is the ids still held), ``"others"`` (:meth:`Ledger.others_playing`, the league's
-  id) and ``"unplayed"`` (:meth:`Ledger.release_unplayed`, the league's id); the keyword arguments carry the ``worker`` and ``lease_s`` of a league's leases;
+  id), ``"unplayed"`` (:meth:`Ledger.release_unplayed`, the league's id) and
+  ``"rest_of_set_finished"`` (:meth:`Ledger.rest_of_set_finished`); the keyword arguments
+  carry the ``worker`` and ``lease_s`` of a league's leases;
 * answer:  ``(request_id, "ok", value)`` (the claim's result; a record's seconds),
   ``(request_id, "ledger", message)`` for a :class:`LedgerError` (a match recorded meanwhile by
   another process, say), or ``(request_id, "error", message)``.
@@ -93,7 +96,7 @@ def carry_out(ledger, kind: str, match_id: int, kwargs: dict, claimed: set[int])
         if m is None:
             return None
         claimed.add(m.id)
-        return (m.id, m.seed, list(m.bots))
+        return (m.id, m.seed, list(m.bots), m.deal_salt, m.duplicate_set)
     if kind == "release":
         if match_id in claimed:
             ledger.release_match(match_id, **kwargs)
@@ -115,6 +118,8 @@ def carry_out(ledger, kind: str, match_id: int, kwargs: dict, claimed: set[int])
         return ledger.others_playing(match_id, **kwargs)
     if kind == "unplayed":
         return ledger.release_unplayed(match_id, **kwargs)
+    if kind == "rest_of_set_finished":
+        return ledger.rest_of_set_finished(match_id)
     raise ValueError(f"unknown request {kind!r}")
 
 

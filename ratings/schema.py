@@ -5,8 +5,8 @@ the first release (0.1.0) has no such table: it is at revision ``0001``. :data:`
 version this cardarena writes. Versions by release (:data:`RELEASES`): ``0001`` is 0.1.0;
 ``0002`` (the web and the arena) was only ever written by development builds before 0.2.0;
 ``0003`` (the leases of league matches) is 0.2.0; ``0004`` (the bots' summaries and each rated
-history row's ``rated_n``, derived from the facts and filled by its migration) is written by
-development builds since.
+history row's ``rated_n``, derived from the facts and filled by its migration) and ``0005``
+(each match's deal salt and commitment) are written by development builds since.
 
 * A new, empty database is made at :data:`HEAD` directly (the tables of ``models.py`` and the
   version, in one transaction: another process that opens it at the same moment waits for it and
@@ -32,11 +32,12 @@ if TYPE_CHECKING:
 # SQLAlchemy is imported where it is used: the light read of the rating table (table.py) needs
 # HEAD and version_of without it.
 
-HEAD = "0004"
+HEAD = "0005"
 FIRST = "0001"
 #: Which cardarena wrote each schema version (for the messages; module docstring).
 RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena 0.2.0", "0003": "cardarena 0.2.0",
-            "0004": "a development build after cardarena 0.2.0"}
+            "0004": "a development build after cardarena 0.2.0",
+            "0005": "a development build after cardarena 0.2.0"}
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 

@@ -128,7 +128,7 @@ class DuplicateSet:
     """One duplicate set: the same deal in every seat rotation of one group."""
 
     set: int
-    seed: int
+    seed: int | None  # the set's deal, once every rotation is finished (until then it is secret)
     matches: int
     finished: int
     bots: list[str]
@@ -281,7 +281,7 @@ def _duplicate_sets(results: Sequence[SeatResults], names: list[str]):
                 st["wins"] += rank == 1
                 st["ranks"].append(rank)
                 st["score"] += total[b]
-        sets.append(DuplicateSet(set_id, matches[0].seed, len(matches), len(done), bots,
+        sets.append(DuplicateSet(set_id, matches[0].seed if complete else None, len(matches), len(done), bots,
                                  [total[b] for b in bots], means, ranks))
     duplicate = []
     if sets:

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from . import deal
 from .games import get as get_game
 
 log = logging.getLogger("cardarena.ladder")
@@ -387,12 +388,13 @@ class Arena:
         from .league import record_args
         match_id = claimed = None
         try:
-            seed = self.rng.getrandbits(63)
+            # the deal from the CSPRNG, never from the table draws' generator (its output is public)
+            seed, salt = deal.new_seed(), deal.new_salt()
             # made and claimed in one transaction; a stop that cancels this task while the ledger
             # is making it waits for the id, so that the match is marked unplayed, not left running
             creating = asyncio.ensure_future(asyncio.to_thread(
                 self.ledger.create_match, spec.game, seed, {}, bots, kind=LADDER,
-                claim_for=self.worker, lease_s=self.lease_seconds))
+                claim_for=self.worker, lease_s=self.lease_seconds, deal_salt=salt))
             try:
                 match_id = await asyncio.shield(creating)
             except asyncio.CancelledError:
@@ -401,7 +403,7 @@ class Arena:
             claimed = match_id
             self.playing_ids.add(claimed)
             t0 = time.monotonic()
-            out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control)
+            out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control, salt=salt)
             recording = asyncio.ensure_future(asyncio.to_thread(self.ledger.record_match, match_id,
                                                                 worker=self.worker, **record_args(out, t0)))
             match_id = None  # from here it is recorded whole, even if the server stops meanwhile

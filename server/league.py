@@ -85,14 +85,22 @@ recorder process gone: :class:`RecorderError`) stops the league: the matches bei
 put back to ``scheduled`` (or, if even that cannot be written, left ``running``), nothing is
 half-written, and ``league resume`` goes on once the cause is fixed.
 
-Audits: :func:`verify_match` replays a recorded match from its seed and steps and compares the
-events and the result with what the ledger holds (``cardarena match verify``).
+Audits: :func:`verify_match` checks a recorded match's seed and salt against the commitment its
+bots were sent, replays it from its seed and steps and compares the events and the result with
+what the ledger holds (``cardarena match verify``).
+
+Seeds: without ``seed`` a league draws a secret (:mod:`cardarena.server.deal`) that every match
+seed derives from, kept in the ledger for ``resume``, ``work`` and ``verify`` and shown only
+once the league has ended (:func:`league_ended`); a duplicate set's seed only once every
+rotation of the set is finished. With ``seed`` the league is organizer-seeded: reproducible,
+and whoever knows the seed knows every hand.
 """
 from __future__ import annotations
 
 import abc
 import asyncio
 import dataclasses
+import functools
 import json
 import logging
 import math
@@ -104,7 +112,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from . import latency
+from . import deal, latency
 from .games import get
 from .procs import exit_text
 from .referee import Referee, TimeControl
@@ -126,7 +134,7 @@ class LeagueSpec:
     bots: list[str]
     seats: int = 0
     rounds: int = 1
-    seed: int = 0
+    seed: int | None = None          # the organizer's seed (reproducible; whoever knows it knows every hand)
     concurrency: int = 4
     move_seconds: float | None = None
     options: dict = field(default_factory=dict)
@@ -144,6 +152,22 @@ class LeagueSpec:
     confidence: float = 0.95         # of --until-separated: family-wise, over the pairs tested
     max_matches: int | None = None   # of --until-separated: the cap (default: DEFAULT_ROUNDS rounds)
     top: int | None = None           # of --until-separated: only the order of the first K places
+    secret: str | None = None        # without a seed: the league secret every match seed derives from
+
+
+def schedule_key(settings: Mapping) -> int | str:
+    """What a league's match seeds derive from (its settings): its secret, or the organizer's seed."""
+    return settings.get("secret") or settings.get("seed") or 0
+
+
+def league_ended(info, results) -> bool:
+    """Nothing of the league is left to play or to play again: every match finished (a failed
+    one may still be retried) and, for ``--until-separated``, no round left to add. Only then is
+    its secret (or seed) shown: every match seed derives from it."""
+    c = info.counts
+    if c["scheduled"] or c["running"] or c["failed"]:
+        return False
+    return not info.settings.get("until_separated") or until_separated(info.settings, results).stopped is not None
 
 
 def check_spec(spec: LeagueSpec) -> LeagueSpec:
@@ -193,8 +217,12 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
         options = cls.parse_options(spec.options)
     except (ValueError, OverflowError, TypeError) as e:
         raise LeagueError(str(e)) from None
+    if spec.seed is not None and not isinstance(spec.seed, int):
+        raise LeagueError(f"the league seed is a whole number, not {spec.seed!r}")
+    # no seed given: a fresh league secret (kept once checked, so the schedule and the settings agree)
+    secret = None if spec.seed is not None else spec.secret or deal.new_secret()
     return dataclasses.replace(spec, bots=list(spec.bots), seats=seats, options=options,
-                               commands=dict(spec.commands))
+                               commands=dict(spec.commands), secret=secret)
 
 
 #: Rounds ``--until-separated`` plays at most when no ``--max-matches`` is given.
@@ -246,10 +274,10 @@ def league_plans(spec: LeagueSpec):
     """The schedule of a checked spec (a list of MatchPlan): with ``until_separated``, its first
     round (the others are added as it is played)."""
     try:
+        key = spec.secret or spec.seed or 0
         if spec.until_separated:
-            return next_round(spec.bots, spec.seats, spec.seed, 0, spec.matches, spec.duplicate, spec.gauntlet)
-        return make_schedule(spec.bots, spec.seats, spec.seed, spec.rounds, spec.matches, spec.duplicate,
-                             spec.gauntlet)
+            return next_round(spec.bots, spec.seats, key, 0, spec.matches, spec.duplicate, spec.gauntlet)
+        return make_schedule(spec.bots, spec.seats, key, spec.rounds, spec.matches, spec.duplicate, spec.gauntlet)
     except ScheduleError as e:
         raise LeagueError(str(e)) from None
 
@@ -267,7 +295,7 @@ def time_control(spec: LeagueSpec, base: TimeControl) -> TimeControl:
 def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
     """What the ledger keeps of a league beside its game and options (module docstring, 1)."""
     return {"seats": spec.seats, "rounds": spec.rounds, "matches": spec.matches, "duplicate": spec.duplicate,
-            "seed": spec.seed, "bots": list(spec.bots),
+            "seed": spec.seed, "secret": spec.secret, "bots": list(spec.bots),
             "schedule": "balanced" if spec.matches is not None else "round-robin",
             "move_seconds": tc.move_seconds, "bank_seconds": tc.bank_seconds, "max_faults": tc.max_faults,
             "grace_seconds": tc.grace_seconds, "max_reconnects": tc.max_reconnects,
@@ -418,7 +446,7 @@ def until_separated(settings: Mapping, results) -> UntilSeparated:
     sep = separation(results, ranking, until["confidence"], gauntlet, until.get("top"))
     rounds = 1 + max((r.round or 0 for r in results), default=-1)
     cap = until["max_matches"]
-    plans = next_round(bots, settings["seats"], settings.get("seed", 0), rounds, settings.get("matches"),
+    plans = next_round(bots, settings["seats"], schedule_key(settings), rounds, settings.get("matches"),
                        bool(settings.get("duplicate")), gauntlet,
                        1 + max((r.duplicate_set for r in results if r.duplicate_set is not None), default=-1))
     if len(results) + len(plans) > cap:
@@ -611,7 +639,11 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
         try:
             async with sem:
                 t0 = time.monotonic()
-                out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc)
+                # a plain match's deal is spent with it; a duplicate set's once its other rotations are too
+                dup = m.duplicate_set is not None
+                spent = functools.partial(writes.call, "rest_of_set_finished", m.id) if dup else True
+                out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc, salt=m.salt,
+                                         reveal=spent, sealed=dup)
         except (asyncio.CancelledError, KeyboardInterrupt):
             # stopped cleanly: the match goes back to the schedule, to be played again
             held.discard(m.id)
@@ -697,6 +729,8 @@ class Claimed:
     id: int
     seed: int
     bots: list[str]
+    salt: str | None = None
+    duplicate_set: int | None = None
 
 
 def worker_name() -> str:
@@ -721,7 +755,8 @@ def record_args(out, t0: float) -> dict:
                 result_details={"faults": [f.to_json() for f in out.fault_log],
                                 "engine_version": get(out.game_id).engine_version,
                                 "latency": [latency.histogram(seat) for seat in out.latencies]},
-                duration_s=time.monotonic() - t0)
+                duration_s=time.monotonic() - t0, deal_salt=out.deal_salt or None,
+                deal_commitment=out.deal_commitment or None)
 
 
 class RecorderError(Exception):
@@ -906,6 +941,10 @@ def verify_match(m) -> list[str]:
         raise NotReplayable(f"match {m.id} was recorded by version {recorded} of the {m.game} rules engine and "
                             f"this release has version {current}: its replay may differ, so it is not verified here")
     problems: list[str] = []
+    if m.deal_commitment and not deal.verify(m.game, m.id, m.seed, m.deal_salt or "", m.deal_commitment):
+        problems.append(f"the deal does not match its commitment: seed {m.seed} and salt {m.deal_salt} give "
+                        f"{deal.commitment(m.game, m.id, m.seed, m.deal_salt or '')}, the bots were sent "
+                        f"{m.deal_commitment}")
     try:
         match = Match(m.game, len(m.bots), m.seed, m.options, str(m.id))
     except Exception as e:

@@ -71,13 +71,13 @@ import math
 import secrets
 import time
 from collections import OrderedDict, defaultdict, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cardarena.v1 import referee_pb2 as pb
 
-from . import wire
+from . import deal, wire
 from .games import Result
 from .match import Decision, Fault, Match
 
@@ -368,6 +368,8 @@ class MatchOutcome:
     decisions: int
     #: per seat, the seconds each answered decision took (send to answer; no defaults, no lates)
     latencies: list[list[float]] = field(default_factory=list)
+    deal_salt: str = ""        # the deal's salt and commitment (:mod:`cardarena.server.deal`)
+    deal_commitment: str = ""
 
 
 def place_forfeits_last(result: Result, forfeited: Sequence[bool]) -> Result:
@@ -608,13 +610,22 @@ class Referee:
     async def play(self, game_id: str, bots: Sequence[str], seed: int,
                    options: Mapping[str, Any] | None = None, match_id: str = "",
                    time_control: TimeControl | None = None,
-                   on_events: Callable[[Match, list], None] | None = None) -> MatchOutcome:
-        """Play one match; ``bots[i]`` holds seat ``i``. Returns the outcome to record."""
+                   on_events: Callable[[Match, list], None] | None = None, *,
+                   salt: str | None = None,
+                   reveal: bool | Callable[[], Awaitable[bool]] = True, sealed: bool = False) -> MatchOutcome:
+        """Play one match; ``bots[i]`` holds seat ``i``. Returns the outcome to record.
+
+        Every bot's MatchStart carries the deal's commitment (``salt``: the ledger's, else a new
+        one); its MatchEnd the seed and salt if ``reveal`` (or what it answers, asked once the
+        game is over: whether the deal is spent, see :mod:`cardarena.server.deal`). ``sealed``: the
+        deal is played at other tables too (a duplicate set): watchers show no table of it."""
         tc = time_control or self.time_control
         match = Match(game_id, len(bots), seed, options, match_id)
         if match_id in self.runs:
             raise ValueError(f"match {match_id} is being played already")
-        run = _Run(match, list(bots), tc)
+        salt = salt or deal.new_salt()
+        run = _Run(match, list(bots), tc, deal.commitment(game_id, match_id, seed, salt))
+        run.sealed = sealed
         game = match.game
         started = time.monotonic()
         self.runs[match_id] = run
@@ -651,6 +662,8 @@ class Referee:
                     on_events(match, events)
                 self._notify("step", run, events)
             result = run.result = place_forfeits_last(match.result(), run.forfeited)
+            shown = reveal if isinstance(reveal, bool) else await self._spent(match_id, reveal)
+            proof = {"seed": str(seed), "deal_salt": salt} if shown else {}
             for bot in dict.fromkeys(bots):
                 link = self.links.get(bot)
                 if link is None:
@@ -662,12 +675,13 @@ class Referee:
                 link.send(pb.RefereeMessage(match_end=pb.MatchEnd(
                     match_id=match_id, status="finished",
                     results=wire.seat_results(result, list(bots), run.faults, run.forfeited),
-                    events=[wire.event_message(game, d) for d in seen])))
+                    events=[wire.event_message(game, d) for d in seen], **proof)))
             events_out = [{"step": step, "seats": None if ev.seats is None else sorted(ev.seats), "data": ev.data}
                           for step, ev in match.log]
             return MatchOutcome(match_id, game_id, list(bots), seed, dict(match.options), result,
                                 run.faults, run.forfeited, match.steps, events_out,
-                                run.fault_log, time.monotonic() - started, run.decisions, run.latencies)
+                                run.fault_log, time.monotonic() - started, run.decisions, run.latencies,
+                                salt, run.commitment)
         finally:
             self._notify("end", run, [])
             del self.runs[match_id]
@@ -679,6 +693,16 @@ class Referee:
             for bot in set(bots):
                 for key in [k for k in self.pending[bot] if k[0] == match_id]:
                     del self.pending[bot][key]
+
+    @staticmethod
+    async def _spent(match_id: str, ask: Callable[[], Awaitable[bool]]) -> bool:
+        """Whether a match's deal is spent, asked of the ledger; not known (it cannot be reached):
+        not spent, so the end reveals nothing (the ledger shows the deal once it is)."""
+        try:
+            return bool(await ask())
+        except Exception as e:  # noqa: BLE001 - the match is over; only its proof waits
+            log.info("match %s: whether its deal is spent is not known (%s): its end reveals no seed", match_id, e)
+            return False
 
     def _notify(self, kind: str, run: "_Run", events: list) -> None:
         """Tell the watchers (module docstring, "Watchers"); a failing one is dropped."""
@@ -783,9 +807,11 @@ class _Run:
     """A match being played: its seats' faults, forfeits and banks, the decisions sent and
     expired, and per bot its time away and its reconnects."""
 
-    def __init__(self, match: Match, bots: list[str], tc: TimeControl):
+    def __init__(self, match: Match, bots: list[str], tc: TimeControl, commitment: str = ""):
         n = len(bots)
         self.match = match
+        self.commitment = commitment
+        self.sealed = False  # the deal is played at other tables too: no watcher shows its table
         self.bots = bots
         self.tc = tc
         self.faults = [0] * n
@@ -814,4 +840,4 @@ class _Run:
         return pb.RefereeMessage(match_start=pb.MatchStart(
             match_id=m.match_id, game=m.game_id, seats=self.seats_of(bot),
             players=[pb.Player(seat=s, bot=b) for s, b in enumerate(self.bots)], options=self.opts,
-            time_control=self.tc.message()))
+            time_control=self.tc.message(), deal_commitment=self.commitment))

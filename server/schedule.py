@@ -51,8 +51,10 @@ Rounds one at a time (:func:`next_round`, ``--until-separated``)
     ``matches``, N more balanced matches chosen afresh (a generator seeded from the league seed
     and r), numbered on from the rounds before; duplicate sets are never split across rounds.
 
-Seeds: a match's seed is derived from the league seed and its place in the schedule
-(:func:`derive_seed`, SHA-256), so it does not depend on the order matches are played in.
+Seeds: a match's seed is derived from the league's key and its place in the schedule
+(:func:`derive_seed`), so it does not depend on the order matches are played in. The key is the
+league secret (:func:`cardarena.server.deal.new_secret`, HMAC-SHA-256) unless the organizer gave
+a seed (SHA-256 of it, reproducible); "league seed" below means that key.
 """
 from __future__ import annotations
 
@@ -62,13 +64,19 @@ import math
 import random
 from collections.abc import Sequence
 
+from . import deal
+
 
 class ScheduleError(ValueError):
     """A schedule that cannot be made as asked (one line, for the CLI)."""
 
 
-def derive_seed(seed: int, *parts: int | str) -> int:
-    """A 63-bit match seed from the league seed and the match's place in the schedule."""
+def derive_seed(seed: int | str, *parts: int | str) -> int:
+    """A 63-bit match seed from the league's key and the match's place in the schedule: with a
+    league secret (hex text), HMAC-SHA-256 keyed by it; with an organizer's seed (a number),
+    SHA-256 of the seed and the place, so the same ``--seed`` gives the same deals."""
+    if isinstance(seed, str):
+        return deal.keyed(seed, *parts)
     digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
@@ -88,7 +96,7 @@ def rotations(group: Sequence[str]) -> list[list[str]]:
     return [group[k:] + group[:k] for k in range(len(group))]
 
 
-def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int, duplicate: bool = False,
+def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int | str, duplicate: bool = False,
                 gauntlet: str | None = None):
     """The match plans of a round robin (module docstring), or of a gauntlet's round robin."""
     check_bots(bots, seats)
@@ -120,7 +128,7 @@ def _next_set(plans) -> int:
     return 1 + max((p.duplicate_set for p in plans if p.duplicate_set is not None), default=-1)
 
 
-def round_robin_round(bots: Sequence[str], seats: int, rnd: int, seed: int, duplicate: bool = False,
+def round_robin_round(bots: Sequence[str], seats: int, rnd: int, seed: int | str, duplicate: bool = False,
                       gauntlet: str | None = None, first_set: int = 0):
     """Round ``rnd`` of a round robin: every group once in every seat rotation. Its matches are
     numbered on from the rounds before (``index``), its duplicate sets from ``first_set``."""
@@ -305,7 +313,7 @@ def _seat_tables(tables: list[list[int]], n_bots: int, seats: int, rng: random.R
     return seated
 
 
-def balanced(bots: Sequence[str], seats: int, matches: int, seed: int, duplicate: bool = False,
+def balanced(bots: Sequence[str], seats: int, matches: int, seed: int | str, duplicate: bool = False,
              gauntlet: str | None = None, rnd: int = 0, first_set: int = 0):
     """``matches`` match plans with even plays, pair meetings and seats (module docstring); with
     ``gauntlet``, that bot at every table (module docstring, "Gauntlet"). ``rnd`` > 0 makes
@@ -363,7 +371,7 @@ def _seat_gauntlet(tables: list[list[int]], bot: int, n_bots: int, seats: int) -
     return seated
 
 
-def make_schedule(bots: Sequence[str], seats: int, seed: int, rounds: int = 1, matches: int | None = None,
+def make_schedule(bots: Sequence[str], seats: int, seed: int | str, rounds: int = 1, matches: int | None = None,
                   duplicate: bool = False, gauntlet: str | None = None):
     """A balanced schedule of ``matches`` matches when given, else a round robin of ``rounds``;
     with ``gauntlet``, that bot at every table."""
@@ -372,7 +380,7 @@ def make_schedule(bots: Sequence[str], seats: int, seed: int, rounds: int = 1, m
     return round_robin(bots, seats, rounds, seed, duplicate, gauntlet)
 
 
-def next_round(bots: Sequence[str], seats: int, seed: int, rnd: int, matches: int | None = None,
+def next_round(bots: Sequence[str], seats: int, seed: int | str, rnd: int, matches: int | None = None,
                duplicate: bool = False, gauntlet: str | None = None, first_set: int = 0):
     """Round ``rnd`` of a league that grows a round at a time (``--until-separated``): one round
     of the round robin, or ``matches`` more balanced matches. Round 0 is the schedule

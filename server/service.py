@@ -227,7 +227,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         from .league import LeagueSpec, run_league
         spec = LeagueSpec(
             game=request.game, bots=list(request.bots) + list(request.local_bots),
-            seats=request.seats or 0, rounds=request.rounds or 1, seed=request.seed,
+            seats=request.seats or 0, rounds=request.rounds or 1, seed=request.seed or None,
             concurrency=request.concurrency or 4, move_seconds=request.move_seconds or None,
             options=wire.to_dict(request.options) if request.HasField("options") else {},
             start_timeout=request.start_timeout or 30.0, matches=request.matches or None,

@@ -1,7 +1,6 @@
 """``cardarena demo``: a league of the example bots over real gRPC, then the rating table."""
 
 import shlex
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +34,7 @@ def demo(db: DbOpt = "cardarena-demo.db",
     err.print(f"demo: {game}, 4 example bots (Python) over gRPC, ledger {db}")
     token = _SERVE_AFTER.set(web)
     try:
-        league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=int(time.time()), concurrency=4,
+        league_run(game=game, bot=bots, seats=seats, rounds=rounds, seed=None, concurrency=4,
                    move_time=2.0, option=None, server=None, start_timeout=30.0, log_dir=Path("logs"), db=db,
                    web_address=web_address)
     finally:

@@ -148,7 +148,7 @@ def league_run(
     rounds: Annotated[int, typer.Option("--rounds", help="Round-robin rounds: every group of bots plays once in every seat rotation per round.")] = 1,
     matches: Annotated[Optional[int], typer.Option("--matches", help="Instead of a round robin: a balanced schedule of N matches (every bot plays equally often, pairs meet as evenly as possible, seats rotate fairly).")] = None,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Each group plays the same deal in every seat rotation (a duplicate set), to take luck out of comparisons.")] = False,
-    seed: Annotated[int, typer.Option("--seed", help="League seed; the schedule and every match seed derive from it.")] = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="League seed, for a reproducible league: the schedule and every match seed derive from it, so whoever knows it knows every hand (the league is marked organizer-seeded). Default: a secret from the CSPRNG, shown once the league has ended.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches played at once.")] = 4,
     move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision; a later answer is a fault and the default action is played.")] = 2.0,
     time_bank: TimeBankOpt = 0.0,
@@ -209,6 +209,8 @@ def league_run(
         if web_address is not None:
             raise CliError("--web-address serves the pages of a local league; the --server serves its own "
                            "(`cardarena serve --web-address`)")
+        if spec.seed == 0:
+            raise CliError("--seed 0 cannot be sent to a --server (0 asks it for a secret seed): give another seed")
         return _league_remote(server, spec, bots, log_dir)
     plans = league_plans(spec)
     from ..schedule import describe
@@ -222,6 +224,9 @@ def league_run(
     from ..referee import TimeControl
     settings = league_settings(spec, time_control(spec, TimeControl()))
     each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
+    if spec.seed is not None:
+        err.print(f"league: organizer-seeded (--seed {spec.seed}): whoever knows the seed knows every hand",
+                  markup=False)
     err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
               f"; {each}; bot logs in {league_log}", markup=False)
 
@@ -305,6 +310,14 @@ def league_resume(
     state: dict = {"league": league_id}
     _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
     _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
+
+
+def _seeding(info, ended: bool) -> str:
+    """How a league's deals are made, for `league show`: its seed or secret once it has ended."""
+    s = info.settings
+    if info.organizer_seeded:
+        return f"organizer-seeded (seed {s.get('seed') if ended else 'shown once the league has ended'})"
+    return f"secret seeds (league secret {s['secret'] if ended else 'shown once the league has ended'})"
 
 
 def _grows(ledger, info) -> bool:
@@ -429,7 +442,7 @@ def _league_remote(server: str, spec, bots, log_dir: Path):
     stub, md = admin_stub(server)
     local = [n for n, c in bots if c]
     req = admin_pb2.RunLeagueRequest(game=spec.game, bots=[n for n, c in bots if not c], local_bots=local,
-                                     seats=spec.seats, rounds=spec.rounds, seed=spec.seed,
+                                     seats=spec.seats, rounds=spec.rounds, seed=spec.seed or 0,
                                      concurrency=spec.concurrency, move_seconds=spec.move_seconds or 0,
                                      options=wire.struct(spec.options), start_timeout=spec.start_timeout,
                                      matches=spec.matches or 0, duplicate=spec.duplicate,
@@ -537,8 +550,10 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
         caption(ledger, f"league {league_id}")
     s = info.settings
     st = standings(results, s.get("bots"))
+    from ..league import league_ended
+    ended = league_ended(info, results)
     if fmt == "json":
-        doc = {"league": info.to_json(), "standings": st.to_json()}
+        doc = {"league": info.to_json(reveal=ended), "standings": st.to_json()}
         if s.get("gauntlet"):
             from dataclasses import asdict
             from cardarena.ratings.standings import gauntlet
@@ -550,7 +565,7 @@ def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `c
         return
     c = info.counts
     lines = [f"league {info.id}: {info.game}, {len(s.get('bots') or [])} bots, tables of {s.get('seats')}, "
-             f"{_schedule_line(s, info.total)}, seed {s.get('seed')}"]
+             f"{_schedule_line(s, info.total)}, {_seeding(info, ended)}"]
     if info.options:
         lines.append("options: " + ", ".join(f"{k}={v!r}" for k, v in info.options.items()))
     if "move_seconds" in s:

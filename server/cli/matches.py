@@ -51,6 +51,9 @@ def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `card
     m = _load_match(db, match_id)
     if seat is not None and not 0 <= seat < len(m.bots):
         raise typer.BadParameter(f"match {match_id} has seats 0–{len(m.bots) - 1}", param_hint="--seat")
+    if m.status == "finished" and not m.deal_spent:
+        raise CliError(f"match {m.id} shares its deal with rotations of its duplicate set still to finish: "
+                       "it is shown once the whole set is finished")
     from ..replay import render_match
     for line in render_match(m, seat):
         out.print(line, markup=False)
@@ -58,8 +61,9 @@ def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `card
 
 @match_app.command("export")
 def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db: DbOpt = "cardarena.db"):
-    """A recorded match as JSON: seats, seed, options, schedule place, steps, result, faults, rating
-    changes and the omniscient event log (each event with the seats that saw it; null: everyone)."""
+    """A recorded match as JSON: seats, options, schedule place, result, faults, rating changes,
+    the deal's commitment; once its deal is spent, the seed, salt, steps and the omniscient event
+    log (each event with the seats that saw it; null: everyone)."""
     m = _load_match(db, match_id)
     sys.stdout.write(json.dumps(m.to_json(), ensure_ascii=False, indent=1) + "\n")
 
@@ -68,7 +72,8 @@ def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db:
 def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match id; or give --league.")] = None,
                  league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
                  db: DbOpt = "cardarena.db"):
-    """Replay a recorded match from its seed and steps and check the recorded events and result."""
+    """Check a recorded match's deal against its commitment, replay it from its seed and steps, and
+    check the recorded events and result."""
     from ..league import verify_match
     if (match_id is None) == (league is None):
         raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
@@ -80,7 +85,9 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
             for p in problems:
                 out.print(f"match {m.id}: {p}", markup=False)
             raise CliError(f"match {m.id} does not verify: {len(problems)} difference{'s' if len(problems) > 1 else ''}")
-        out.print(f"match {m.id} verified: seed {m.seed} and its {len(m.steps)} steps replay the {len(m.events)} "
+        seed = f"seed {m.seed}" if m.deal_spent else "its seed (secret: its deal is still in play)"
+        dealt = " dealt as committed;" if m.deal_commitment else " (recorded without a deal commitment);"
+        out.print(f"match {m.id} verified:{dealt} {seed} and its {len(m.steps)} steps replay the {len(m.events)} "
                   f"recorded events and the result (places {' '.join(map(str, m.places))}) exactly", markup=False)
         return
     ids = [m.id for m in ledger.league_matches(league, "finished")]

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, out
+from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, err, out
 from .common import (
     _register_bots, check_game, check_programs, check_time_control, make_log_dir, new_log_dir, open_ledger,
     parse_bots, parse_options,
@@ -16,7 +16,7 @@ from .common import (
 @app.command()
 def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          bot: Annotated[list[str], typer.Option("--bot", help="NAME=COMMAND, one per seat in seat order (or NAME of a registered bot that connects itself).")],
-         seed: Annotated[int, typer.Option("--seed")] = 0,
+         seed: Annotated[Optional[int], typer.Option("--seed", help="The match seed, to replay a deal (whoever knows it knows every hand); default: a secret one from the CSPRNG, shown after the match.")] = None,
          option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE.")] = None,
          seat: Annotated[Optional[int], typer.Option("--seat", help="Print only what this seat sees.")] = None,
          move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
@@ -51,8 +51,15 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     check_programs(bots)
     log_dir = new_log_dir(log_dir, "play")
     make_log_dir(bots, log_dir)
+    from .. import deal
+    given = seed is not None
+    seed = seed if given else deal.new_seed()
+    salt = deal.new_salt()
+    if given:
+        err.print(f"play: organizer-seeded: whoever knows seed {seed} knows every hand", markup=False)
     if any(command for _, command in bots):
-        out.print(f"play: {game}, seed {seed}; bot logs in {log_dir}", markup=False)
+        shown = f"seed {seed}" if given else "a secret seed (shown after the match)"
+        out.print(f"play: {game}, {shown}; bot logs in {log_dir}", markup=False)
     names = [n for n, _ in bots]
     need_ledger = record or any(c is None for _, c in bots)
     ledger = open_ledger(db) if need_ledger else None
@@ -63,14 +70,15 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         await _wait_connected(referee, names, running, 30.0)
         match_id = "play"
         if record:
-            match_id = str(ledger.create_match(game, seed, cls.parse_options(options), names))
+            match_id = str(ledger.create_match(game, seed, cls.parse_options(options), names, deal_salt=salt))
 
         def show(match, events):
             for ev in events:
                 if seat is None or ev.visible_to(seat):
                     out.print(f"[{len(match.steps):>4}] {match.game.event_text(ev.data)}", markup=False)
 
-        outcome = await referee.play(game, names, seed, options, match_id, time_control=tc, on_events=show)
+        outcome = await referee.play(game, names, seed, options, match_id, time_control=tc, on_events=show,
+                                     salt=salt)
         if record:
             ledger.claim_match(int(match_id))
             from ..league import record_args
@@ -86,5 +94,7 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
         name = names[s]
         extra = f" ({outcome.faults[s]} faults)" if outcome.faults[s] else ""
         out.print(f"  place {outcome.result.places[s]}: seat {s} {name}, score {outcome.result.scores[s]:g}{extra}")
+    out.print(f"deal: seed {seed}, salt {salt}, commitment {outcome.deal_commitment} "
+              f"(sha256 of {deal.PREFIX}:{game}:{match_id}:{seed}:{salt})", markup=False)
     if record:
         out.print(f"recorded as match {match_id}")

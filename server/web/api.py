@@ -35,10 +35,13 @@ the wrong type or out of range is FastAPI's 422. Each answer is built by one pla
 the ledger (``game_list``, ``bot_detail``, …) that the pages render too, so a page never shows
 what the API does not say.
 
-What is public. A finished match is public in full (its seed, steps and omniscient log, as
-Kaggle shows its episodes). A match not yet finished shows who sits where and its status, never
-its seed (the seed deals every hand). A league shows its settings without the commands that
-start its bots and the folder it ran in (the organizer's machine, not the league's result).
+What is public. A match whose deal is spent is public in full (its seed and salt, steps and
+omniscient log, as Kaggle shows its episodes): it is finished, and so is every rotation of its
+duplicate set. Any other match shows who sits where, its status, its deal's commitment and, once
+finished, its result: never its seed, salt or log (a finished rotation's log deals the hands of
+the rotations still to play). A league shows its settings without the commands that start its
+bots and the folder it ran in (the organizer's machine), and its secret or seed only once it has
+ended (``cardarena.server.league.league_ended``); a duplicate set's seed only once it is done.
 Nothing shows a token or a token's hash: no record the ledger returns holds one.
 
 Latency. The referee records, per match, a histogram of each seat's answered decisions
@@ -364,12 +367,9 @@ def percentile(values: list[float], q: float) -> float | None:
 # ----------------------------------------------------------------------------- the answers
 
 def match_json(m) -> dict:
-    """A listed match (a MatchInfo, or its JSON as a listing of the ledger gives it: ``as_json``);
-    the seed only once it is finished (it deals every hand)."""
-    d = m if isinstance(m, dict) else m.to_json()
-    if d["status"] != FINISHED:
-        d["seed"] = None
-    return d
+    """A listed match (a MatchInfo, or its JSON as a listing of the ledger gives it: ``as_json``):
+    the deal's commitment always, its seed and salt only once the deal is spent (``MatchInfo.to_json``)."""
+    return m if isinstance(m, dict) else m.to_json()
 
 
 def game_list(ledger) -> list[dict]:
@@ -502,9 +502,11 @@ def bot_answer(ledger, name: str, live: Mapping[str, dict] | None = None) -> byt
     return spliced(d, {"ratings": ratings})
 
 
-def league_json(info) -> dict:
-    d = info.to_json()
+def league_json(info, ended: bool = False) -> dict:
+    """A league: its settings but the organizer's machine, its seed or secret only once ``ended``."""
+    d = info.to_json(reveal=ended)
     d["settings"] = {k: v for k, v in d["settings"].items() if k not in PRIVATE_SETTINGS}
+    d["ended"] = ended
     return d
 
 
@@ -518,7 +520,9 @@ def league_detail(ledger, league_id: int) -> dict:
         results = ledger.league_results(league_id)
     except LedgerError as e:
         raise not_found(e) from None
-    return {"league": league_json(info), "standings": standings(results, info.settings.get("bots")).to_json(),
+    from ..league import league_ended
+    return {"league": league_json(info, league_ended(info, results)),
+            "standings": standings(results, info.settings.get("bots")).to_json(),
             "recent_matches": [match_json(m) for m in ledger.matches(league_id=league_id, limit=RECENT, as_json=True)]}
 
 
@@ -550,22 +554,23 @@ def match_detail(ledger, match_id: int) -> dict:
 
 
 def match_dict(m) -> dict:
-    """A match's answer (a MatchDetail's): its log and play-by-play only once it is finished."""
+    """A match's answer (a MatchDetail's): its log and play-by-play only once its deal is spent
+    (finished, and for a duplicate set every rotation finished)."""
     d = match_json(m)
     d["seats"] = [{"seat": s, "bot": b, "score": m.scores[s], "place": m.places[s], "faults": m.faults[s],
                    "forfeited": m.forfeited[s]} for s, b in enumerate(m.bots)]
     d["faults"] = list(m.result_details.get("faults", []))
     d["rating_changes"] = [{**c.to_json(), "delta_mu": c.delta_mu} for c in m.rating_changes]
     d["duration_s"] = m.duration_s
-    finished = m.status == FINISHED
-    d["steps"] = m.steps if finished else []
-    d["events"] = m.events if finished else []
-    d["play_by_play"] = play_by_play(m) if finished else []
+    shown = m.deal_spent
+    d["steps"] = m.steps if shown else []
+    d["events"] = m.events if shown else []
+    d["play_by_play"] = play_by_play(m) if shown else []
     return d
 
 
 def match_answer(ledger, match_id: int) -> tuple[bytes, bool]:
-    """A match's answer encoded (:func:`match_dict`'s JSON), and whether the match is finished.
+    """A match's answer encoded (:func:`match_dict`'s JSON), and whether it is shown in full.
     A finished match's steps and events are sent as the ledger stores their JSON
     (``Ledger.match_log_text``), never decoded and encoded again: the same content, non-ASCII
     characters escaped (``\\u2660`` for ♠)."""
@@ -574,7 +579,7 @@ def match_answer(ledger, match_id: int) -> tuple[bytes, bool]:
     except LedgerError as e:
         raise not_found(e) from None
     d = match_dict(m)
-    if m.status != FINISHED:
+    if not m.deal_spent:
         return encoded(d), False
     return spliced(d, {"steps": steps, "events": events}), True
 

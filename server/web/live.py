@@ -24,6 +24,8 @@ matches are shown by ``cardarena serve``; the home page's "Playing now" is empty
 What a spectator gets is ``Game.spectator_view()`` (what every seat may know and no seat alone),
 the events every seat saw (``Event.seats is None``) in words, the seats to act and the faults
 (kind, seat, step and its words: never an answer or a card). Never a hand, a seed or a token.
+A rotation of a duplicate set shares its deal with rotations still to play: its frames hold the
+step, the seats to act and the faults only (``"sealed": true``), the table once the set is done.
 A finished match is public in full at ``/matches/{id}``.
 
 How it is fed. :class:`Live` is one watcher of the referee (``Referee.watchers``: told on the
@@ -93,10 +95,16 @@ class Entry:
 
 
 def frame(run, events) -> dict:
-    """A running match at its latest step, as a spectator may see it (built on the loop)."""
+    """A running match at its latest step, as a spectator may see it (built on the loop). A
+    match whose deal other matches still play (a rotation of a duplicate set: ``run.sealed``)
+    shows its step and faults only: its table would deal the others' hands."""
     match = run.match
     game = match.game
     over = game.is_over()
+    if getattr(run, "sealed", False):
+        return {"match": match.match_id, "game": match.game_id, "step": len(match.steps),
+                "to_act": [] if over else list(game.to_act()), "over": over, "sealed": True, "view": None,
+                "events": [], "faults": [f.to_json() for f in run.fault_log]}
     return {"match": match.match_id, "game": match.game_id, "step": len(match.steps),
             "to_act": [] if over else list(game.to_act()), "over": over,
             "view": game.spectator_view(),
@@ -336,10 +344,10 @@ async def _table(request: Request, match_id: str) -> dict:
         about = {"id": match_id, "game": ended["game"], "bots": ended["bots"]}
         data = live.last_frames.get(match_id)
     players = len(about["bots"])
-    view = data["view"] if data else {}
+    view = (data["view"] if data else None) or {}
     info = view.get("seats", []) if isinstance(view.get("seats"), list) else []
     return {"m": about, "frame": data, "ended": ended, "info": info, "refresh": REFRESH,
-            "hands": [_hidden_hand(view, s) for s in range(players)] if data else []}
+            "hands": [_hidden_hand(view, s) for s in range(players)] if data and data["view"] is not None else []}
 
 
 @router.get("/matches/{match_id}/live", response_class=HTMLResponse, include_in_schema=False)

@@ -200,6 +200,6 @@ async def match(request: Request, match_id: api.MatchId):
     m = await run_in_threadpool(api.match_detail, ledger, match_id)
     found = await rendered(request, "match.html", m=m, changes={c["seat"]: c for c in m["rating_changes"]},
                            watchable=watchable)
-    if m["status"] == FINISHED:
+    if m["deal_spent"]:  # shown in full, never to change again
         api.keep_answer(ledger, ("page", match_id), found.body)
     return found

@@ -11,8 +11,8 @@ links); ``static/replay.js`` steps it in place (buttons, arrow keys, a slider, t
 sync) by fetching ``GET /matches/{id}/replay/steps/{k}?seat=N``, the same table as an HTML
 fragment, so one renderer (``templates/replay_step.html``) draws both.
 
-Privacy: only a finished match is replayed (a running one is public only as spectators see it:
-403); a match recorded by another version of its rules engine, or whose record does not replay,
+Privacy: only a match whose deal is spent is replayed (a running one is public only as spectators
+see it, a finished rotation of a duplicate set only once every rotation is finished: 403); a match recorded by another version of its rules engine, or whose record does not replay,
 is 409 with the reason. Unknown match or a step out of range: 404; a seat the match does not
 have: 422.
 
@@ -101,6 +101,9 @@ def replayed(request: Request, match_id: int) -> Replayed:
     if m.status != "finished":
         raise HTTPException(403, f"match {match_id} is {m.status}: only a finished match can be replayed "
                                  "(a running match is public only as spectators see it)")
+    if not m.deal_spent:
+        raise HTTPException(403, f"match {match_id} shares its deal with rotations of its duplicate set still to "
+                                 "finish: it is replayed once the whole set is finished")
     recorded = (m.result_details or {}).get("engine_version", 1)
     try:
         current = get(m.game).engine_version

@@ -116,8 +116,8 @@ def test_match_verify_replays_and_finds_a_tampered_log(cli, db):
 
 
 def test_a_match_of_another_rules_engine_version_is_told_apart_from_a_wrong_record(cli, db):
-    """Every record carries its game's ``engine_version`` (Three Thirteen, SCOUT and Scouting
-    are at 2 since their rules fixes); a match recorded by another version (here: as if by a
+    """Every record carries its game's ``engine_version`` (raised by the rules fixes of Three
+    Thirteen, SCOUT and Scouting); a match recorded by another version (here: as if by a
     later release) is not replayed against this release's rules, nor reported as a wrong record;
     a record without a version was made by version 1."""
     league_id = fill(db, rounds=1, seats=4)
