@@ -30,10 +30,17 @@ the line is written.
 
 ``match_start`` — ``{"type": "match_start", "match_id", "game", "seats": [seats this bot holds],
 "players": [{"seat", "bot"}], "options": {...}, "time_control": {"move_seconds",
-"bank_seconds", "max_faults"}}``.
+"bank_seconds", "max_faults"}, "deal_commitment"}``.
 
 ``match_end`` — ``{"type": "match_end", "match_id", "status": "finished"|"aborted",
-"results": [{"seat", "bot", "score", "place", "faults", "forfeited"}], "events": [...]}``.
+"results": [{"seat", "bot", "score", "place", "faults", "forfeited"}], "events": [...],
+"seed", "deal_salt"}``.
+
+``deal_commitment`` is the lowercase hex SHA-256 of ``cardarena-deal:v1:{game}:{match_id}:{seed}:{salt}``
+(``MatchStart.deal_commitment``; ``""`` from a referee without commitments); ``seed`` (decimal
+text) and ``deal_salt`` reveal the deal once it is spent, ``""`` until then (another rotation of
+a duplicate set still plays it) and in an aborted match. The bridge checks them itself, as the
+SDK does (an ERROR line on its standard error on a mismatch); the child may check them too.
 
 ``notice`` — ``{"type": "notice", "kind": "LATE"|"OUT_OF_RANGE"|"UNKNOWN_DECISION"|"MALFORMED"|
 "FORFEIT"|"INFO", "match_id", "seat", "decision_id", "message"}``.
@@ -110,14 +117,15 @@ def match_start_line(m) -> dict:
             "players": [{"seat": p.seat, "bot": p.bot} for p in m.players],
             "options": _ints(json_format.MessageToDict(m.options)),
             "time_control": {"move_seconds": tc.move_seconds, "bank_seconds": tc.bank_seconds,
-                             "max_faults": tc.max_faults}}
+                             "max_faults": tc.max_faults},
+            "deal_commitment": m.deal_commitment}
 
 
 def match_end_line(m) -> dict:
     return {"type": "match_end", "match_id": m.match_id, "status": m.status,
             "results": [{"seat": r.seat, "bot": r.bot, "score": r.score, "place": r.place,
                          "faults": r.faults, "forfeited": r.forfeited} for r in m.results],
-            "events": _events(m.events)}
+            "events": _events(m.events), "seed": m.seed, "deal_salt": m.deal_salt}
 
 
 def notice_line(n) -> dict:

@@ -31,7 +31,10 @@
  *   maxMatches  ladder matches at once at most (Hello.max_matches; 0: the server's limit);
  *               default CARDARENA_MAX_MATCHES, else 0
  *   onStart(m), onEnd(m), onNotice(n)   MatchStart, MatchEnd and Notice messages as plain objects
- *               (Struct fields such as options already turned into plain JSON)
+ *               (Struct fields such as options already turned into plain JSON; MatchStart's
+ *               deal_commitment, MatchEnd's seed and deal_salt as strings, "" when not sent)
+ *   onDealMismatch(matchId, committed, computed)   called (before onEnd) when a match's revealed
+ *               deal does not give the commitment its MatchStart carried (below)
  *   caFile      a PEM file of CA certificates: connect with TLS
  *   protoDir    where proto/ is; default ../../proto from this file, or CARDARENA_PROTO
  *   retrySeconds  how long to keep reconnecting after a lost connection (default 30)
@@ -39,8 +42,18 @@
  *               code 1; false: reject the returned Promise instead
  *
  * `run` returns a Promise that resolves when the referee ends the stream for good.
+ *
+ * The deal: MatchStart.deal_commitment is the lowercase hex SHA-256 of the UTF-8 string
+ * "cardarena-deal:v1:{game}:{match_id}:{seed}:{salt}" (seed in decimal, salt 32 hex digits),
+ * fixed before the first decision; MatchEnd reveals seed and deal_salt once the deal is spent
+ * ("" before: another rotation of a duplicate set still plays it, or an aborted match). `run`
+ * checks every revealed deal itself: on a mismatch it writes a loud line to standard error (the
+ * match, the commitment received and the one computed) and calls onDealMismatch; on a match it
+ * says nothing, or one line with CARDARENA_LOG=INFO (or DEBUG). `dealCommitment(game, matchId,
+ * seed, salt)` computes a commitment by hand.
  */
 
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -142,11 +155,102 @@ function makeDecision(raw) {
 }
 
 function matchStartJson(m) {
-  return { ...plain(m), options: structToJson(m.options) };
+  return { ...plain(m), options: structToJson(m.options), deal_commitment: m.deal_commitment || '' };
 }
 
 function matchEndJson(m) {
-  return { ...plain(m), events: (m.events || []).map(eventJson) };
+  return { ...plain(m), events: (m.events || []).map(eventJson), seed: m.seed || '', deal_salt: m.deal_salt || '' };
+}
+
+const DEAL_PREFIX = 'cardarena-deal:v1';
+const DEALS_KEPT = 4096; // matches remembered at once at most (one that never ends is forgotten, oldest first)
+
+/** The seed in decimal: a whole number, a BigInt, or its decimal text (MatchEnd.seed). */
+function decimalSeed(seed) {
+  if (typeof seed === 'bigint') return seed.toString();
+  if (typeof seed === 'number' && Number.isSafeInteger(seed)) return String(seed);
+  if (typeof seed === 'string' && /^[+-]?[0-9]+$/.test(seed.trim())) return BigInt(seed.trim()).toString();
+  throw new TypeError(`the seed must be a whole number in decimal, not ${JSON.stringify(String(seed))}`);
+}
+
+/** A deal's commitment: lowercase hex SHA-256 of "cardarena-deal:v1:{game}:{match_id}:{seed}:{salt}". */
+function dealCommitment(game, matchId, seed, salt) {
+  const text = `${DEAL_PREFIX}:${game}:${matchId}:${decimalSeed(seed)}:${salt}`;
+  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function infoLogging() {
+  return /^(info|debug)$/i.test(process.env.CARDARENA_LOG || '');
+}
+
+/**
+ * Remembers each match's game and commitment at MatchStart, checks the revealed deal at
+ * MatchEnd and forgets the match. end() returns true (verified), false (a mismatch: logged,
+ * onDealMismatch called) or null (nothing to check). Neither method throws.
+ */
+class DealCheck {
+  constructor(onDealMismatch) {
+    this.onDealMismatch = onDealMismatch;
+    this.matches = new Map(); // match id -> {game, committed}, in insertion order
+  }
+
+  start(m) {
+    try {
+      if (!m.deal_commitment) return; // an older referee: nothing to check
+      const known = this.matches.get(m.match_id);
+      if (known) {
+        if (known.committed !== m.deal_commitment || known.game !== m.game) {
+          console.error(`cardarena bot: ERROR match ${m.match_id}: a second MatchStart with another deal `
+            + `commitment (${m.deal_commitment}, first ${known.committed}); the first one is kept`);
+        }
+        return;
+      }
+      this.matches.set(m.match_id, { game: m.game, committed: m.deal_commitment });
+      while (this.matches.size > DEALS_KEPT) this.matches.delete(this.matches.keys().next().value);
+    } catch (e) {
+      console.error('cardarena bot: the deal check failed on the start of a match:', e);
+    }
+  }
+
+  end(m) {
+    try {
+      const known = this.matches.get(m.match_id);
+      this.matches.delete(m.match_id);
+      const seed = m.seed || '';
+      const salt = m.deal_salt || '';
+      if (!known || (!seed && !salt)) return null; // no commitment, or the deal not revealed yet
+      let computed;
+      if (!seed || !salt) computed = '(nothing: the seed or the salt is missing)';
+      else {
+        try {
+          computed = dealCommitment(known.game, m.match_id, seed, salt);
+        } catch (e) {
+          computed = `(nothing: the seed ${JSON.stringify(seed)} is not a decimal number)`;
+        }
+      }
+      if (computed === known.committed) {
+        if (infoLogging()) console.error(`cardarena bot: match ${m.match_id}: the deal verified against its commitment`);
+        return true;
+      }
+      console.error(`cardarena bot: ERROR match ${m.match_id}: THE DEAL DOES NOT MATCH ITS COMMITMENT: the referee `
+        + `committed to ${known.committed} before play; the revealed seed ${JSON.stringify(seed)} and salt `
+        + `${JSON.stringify(salt)} give ${computed} (sha256 of ${DEAL_PREFIX}:{game}:{match_id}:{seed}:{salt}, `
+        + `game ${JSON.stringify(known.game)}): the deal may have been changed after the match started`);
+      if (this.onDealMismatch) {
+        try {
+          Promise.resolve(this.onDealMismatch(m.match_id, known.committed, computed)).catch((e) => {
+            console.error(`cardarena bot: onDealMismatch failed for match ${m.match_id}:`, e);
+          });
+        } catch (e) {
+          console.error(`cardarena bot: onDealMismatch threw for match ${m.match_id}:`, e);
+        }
+      }
+      return false;
+    } catch (e) {
+      console.error('cardarena bot: the deal check failed on the end of a match:', e);
+      return null;
+    }
+  }
 }
 
 function argOverride(flag) {
@@ -171,8 +275,43 @@ class BotError extends Error {}
 const RETRY_CODES = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.INTERNAL,
   grpc.status.UNKNOWN]);
 
+/**
+ * One RefereeMessage (decoded, as a stream's 'data' gives it) handed to the bot: decide() and
+ * the answer through send(), the hooks of opts, the deal check of `deals` (a DealCheck).
+ */
+function handleMessage(msg, decide, opts, send, deals) {
+  if (msg.decision) {
+    const d = msg.decision;
+    let choice;
+    try {
+      choice = decide(makeDecision(d));
+    } catch (e) {
+      console.error(`cardarena bot: decide() threw on decision ${d.decision_id} of match ${d.match_id}:`, e);
+      return;
+    }
+    Promise.resolve(choice).then((c) => {
+      if (!Number.isInteger(c)) {
+        console.error(`cardarena bot: decide() returned ${c}, not an index; no answer sent`);
+        return;
+      }
+      send({ answer: { match_id: d.match_id, seat: d.seat, decision_id: d.decision_id, choice: c } });
+    }, (e) => {
+      console.error(`cardarena bot: decide() failed on decision ${d.decision_id} of match ${d.match_id}:`, e);
+    });
+  } else if (msg.match_start) {
+    deals.start(msg.match_start);
+    if (opts.onStart) opts.onStart(matchStartJson(msg.match_start));
+  } else if (msg.match_end) {
+    deals.end(msg.match_end);
+    if (opts.onEnd) opts.onEnd(matchEndJson(msg.match_end));
+  } else if (msg.notice) {
+    if (opts.onNotice) opts.onNotice(plain(msg.notice));
+    else console.error(`cardarena bot: notice ${msg.notice.kind}: ${msg.notice.message}`);
+  }
+}
+
 /** One connection: resolves 'done' when the referee closes the stream, 'retry' on a lost one. */
-function connectOnce(Referee, address, token, decide, opts, onAlive) {
+function connectOnce(Referee, address, token, decide, opts, onAlive, deals) {
   return new Promise((resolve, reject) => {
     const creds = opts.caFile
       ? grpc.credentials.createSsl(fs.readFileSync(opts.caFile))
@@ -188,32 +327,7 @@ function connectOnce(Referee, address, token, decide, opts, onAlive) {
 
     call.on('data', (msg) => {
       onAlive();
-      if (msg.decision) {
-        const d = msg.decision;
-        let choice;
-        try {
-          choice = decide(makeDecision(d));
-        } catch (e) {
-          console.error(`cardarena bot: decide() threw on decision ${d.decision_id} of match ${d.match_id}:`, e);
-          return;
-        }
-        Promise.resolve(choice).then((c) => {
-          if (!Number.isInteger(c)) {
-            console.error(`cardarena bot: decide() returned ${c}, not an index; no answer sent`);
-            return;
-          }
-          send({ answer: { match_id: d.match_id, seat: d.seat, decision_id: d.decision_id, choice: c } });
-        }, (e) => {
-          console.error(`cardarena bot: decide() failed on decision ${d.decision_id} of match ${d.match_id}:`, e);
-        });
-      } else if (msg.match_start) {
-        if (opts.onStart) opts.onStart(matchStartJson(msg.match_start));
-      } else if (msg.match_end) {
-        if (opts.onEnd) opts.onEnd(matchEndJson(msg.match_end));
-      } else if (msg.notice) {
-        if (opts.onNotice) opts.onNotice(plain(msg.notice));
-        else console.error(`cardarena bot: notice ${msg.notice.kind}: ${msg.notice.message}`);
-      }
+      handleMessage(msg, decide, opts, send, deals);
     });
     call.on('error', () => {}); // the outcome arrives as 'status'
     call.on('status', (status) => {
@@ -238,13 +352,14 @@ async function run(decide, options = {}) {
   try {
     if (!token) throw new BotError('no token (set CARDARENA_TOKEN or pass --token)');
     const Referee = loadReferee(opts.protoDir);
+    const deals = new DealCheck(opts.onDealMismatch); // across reconnects, as the matches are
     let lastOk = Date.now();
     let backoff = 100;
     for (;;) {
       const outcome = await connectOnce(Referee, address, token, fn, opts, () => {
         lastOk = Date.now();
         backoff = 100;
-      });
+      }, deals);
       if (outcome === 'done') return;
       if (Date.now() - lastOk > opts.retrySeconds * 1000) {
         throw new BotError(`no referee at ${address} for ${opts.retrySeconds} s`);
@@ -259,4 +374,6 @@ async function run(decide, options = {}) {
   }
 }
 
-module.exports = { run, makeDecision, structToJson, loadReferee, BotError, CLIENT };
+module.exports = {
+  run, makeDecision, structToJson, loadReferee, BotError, CLIENT, dealCommitment, DealCheck, handleMessage,
+};

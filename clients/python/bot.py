@@ -24,7 +24,17 @@ and action messages, the same shape the engines produce in-process, so a strateg
 one runs in the other. An ``async def`` bot is awaited; a plain function is called directly
 (use ``threads=N`` to run slow synchronous bots in a thread pool). Optional methods of a bot
 object: ``on_start(match_start)``, ``on_end(match_end)``, ``on_notice(notice)`` (protobuf
-messages).
+messages), and ``on_deal_mismatch(match_id, committed, computed)`` (below).
+
+The deal: a referee commits to each match's deal before its first decision
+(``MatchStart.deal_commitment``) and reveals the seed and salt in ``MatchEnd`` once the deal is
+spent. ``play`` checks them itself (:mod:`cardarena.client.deal`): one INFO line (logger
+``cardarena.client``) when the deal verifies, one ERROR line naming the match, the commitment
+received and the one computed when it does not, and then ``bot.on_deal_mismatch(match_id,
+committed, computed)`` (before ``on_end``) if the bot has it. No commitment (an older referee)
+or nothing revealed yet (another rotation of a duplicate set still plays the deal, an aborted
+match): no check. ``cardarena.client.deal_commitment(game, match_id, seed, salt)``
+computes a commitment by hand.
 
 Ladders (``cardarena serve --ladder``): the hello says which games the bot plays (``games=``, or
 ``CARDARENA_GAMES=sixth-card,unsorted``; none: every game) and how many ladder matches it wants
@@ -46,6 +56,8 @@ from typing import Any
 import grpc
 
 from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+
+from .deal import DealCheck, deal_commitment  # noqa: F401 (deal_commitment: for bot authors)
 
 log = logging.getLogger("cardarena.client")
 CLIENT = "cardarena-python/0.1"
@@ -178,6 +190,7 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
     is_async = inspect.iscoroutinefunction(decide)
     pool = ThreadPoolExecutor(threads) if threads and not is_async else None
     concurrent = is_async or pool is not None
+    deals = DealCheck(bot)  # across reconnects: a match may start on one stream and end on the next
     last_ok = time.monotonic()
     backoff = 0.1
     try:
@@ -232,10 +245,14 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                                 log.exception("the bot raised on decision %s of match %s", d.decision_id, d.match_id)
                                 continue  # the referee's deadline will play the default action
                             await call.write(_answer(d, choice))
-                        elif kind == "match_start" and hasattr(bot, "on_start"):
-                            bot.on_start(msg.match_start)
-                        elif kind == "match_end" and hasattr(bot, "on_end"):
-                            bot.on_end(msg.match_end)
+                        elif kind == "match_start":
+                            deals.start(msg.match_start)  # remembers the deal's commitment; never raises
+                            if hasattr(bot, "on_start"):
+                                bot.on_start(msg.match_start)
+                        elif kind == "match_end":
+                            deals.end(msg.match_end)  # checks the revealed deal; never raises
+                            if hasattr(bot, "on_end"):
+                                bot.on_end(msg.match_end)
                         elif kind == "notice":
                             if msg.notice.kind == pb.Notice.REPLACED:
                                 replaced = f"stopped: {msg.notice.message}"
