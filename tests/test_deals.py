@@ -110,8 +110,8 @@ def spied(path: Path) -> dict[str, dict]:
             seen.setdefault(msg["matchId"], {})["commitment"] = msg.get("dealCommitment", "")
         elif entry["kind"] == "match_end":
             seen.setdefault(msg["matchId"], {}).update(seed=msg.get("seed", ""), salt=msg.get("dealSalt", ""))
-        elif entry["kind"] == "decision":
-            seen.setdefault(msg["matchId"], {}).setdefault("decided", True)
+        elif entry["kind"] == "decision":  # the commitment came first, or this says so
+            seen.setdefault(msg["matchId"], {}).setdefault("commitment", "a decision before the commitment")
     return seen
 
 
