@@ -445,7 +445,7 @@ class ShowScoutGame(Game):
             self.sns_pending = False
         text = self.TEXT
         events = [Event({"type": "show", "seat": seat, "start": start, "count": count,
-                         "cards": [text[c] for c in cards], "values": vals, "kind": show_kind(vals),
+                         "cards": [text[c] for c in cards], "values": list(vals), "kind": show_kind(vals),
                          "beaten": [text[c] for c in beaten], "scout_and_show": sns})]
         if not hand:
             events.extend(self._end_round("out", -1))  # S6: a hand is empty after a show

@@ -619,7 +619,7 @@ class Unsorted(Game):
     def _end_deal(self, losers: list[int], reason: str, ev: list[Event]) -> None:
         losers = sorted(losers)
         self.last_deal_losers = losers
-        ev.append(Event({"type": "deal lost", "seats": losers, "reason": reason, "deal": self.deal}))
+        ev.append(Event({"type": "deal lost", "seats": list(losers), "reason": reason, "deal": self.deal}))
         broke = [s for s in losers if self.chips[s] == 0]
         for s in losers:
             if self.chips[s]:
@@ -630,7 +630,7 @@ class Unsorted(Game):
             self.game_losers = broke
             self.end_reason = "chips"
             self.phase = PHASE_OVER
-            ev.append(Event({"type": "game over", "losers": broke,
+            ev.append(Event({"type": "game over", "losers": list(broke),
                              "winners": [s for s in range(self.players) if s not in broke]}))
             return
         if self.max_deals and self.deal >= self.max_deals:

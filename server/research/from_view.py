@@ -55,6 +55,7 @@ from typing import Any
 
 from cardarena.server.games import Game, get as get_game
 from cardarena.server.games.cards import CARD_TEXT
+from cardarena.server.match import plain_copy
 
 __all__ = ["determinize", "supported"]
 
@@ -223,7 +224,7 @@ def _show_scout(game_id: str) -> Callable[[Mapping, random.Random, Mapping | Non
         game.table_key = ss.show_key(table["values"]) if table["values"] else 0
         game.owner = table["owner"]
         game.sns_pending = view["scout_and_show_in_progress"]
-        game.shows = [dict(x) for x in view["shows"]]
+        game.shows = plain_copy([dict(x) for x in view["shows"]])  # the game's own, not the caller's
         game.round_turns = view["round_actions"]
         seats = view["seats"]
         game.captured = [x["captured"] for x in seats]
@@ -274,7 +275,7 @@ def _unsorted(view: Mapping, rng: random.Random, options: Mapping[str, Any] | No
     game.spares = [_codes(x["spares"]) for x in seats]
     game.public = [[c != "" for c in x["known"]] for x in seats]
     game.discard = _codes(view["discard"])
-    game.earlier_rounds = [dict(r) for r in view["earlier_rounds"]]
+    game.earlier_rounds = plain_copy([dict(r) for r in view["earlier_rounds"]])  # the game's own
     game.order = [s for s in ((game.leader + k) % n for k in range(n)) if not game.out[s]]
     game.participants = tuple(sorted(game.order))
     game.turn_index = sum(1 for x in seats if x["acted"])

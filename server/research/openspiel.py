@@ -87,6 +87,7 @@ import numpy as np
 import pyspiel
 
 from cardarena.server.games import Game, games, new_game
+from cardarena.server.match import plain_copy
 
 from . import spaces
 from .spaces import place_rewards
@@ -374,7 +375,14 @@ class CardArenaState(pyspiel.State):
 
     # ----- what a seat knows ------------------------------------------------------------------
     def view(self, seat: int) -> dict | None:
-        """``view(seat)`` of the engine (``None`` before the deal); built once a step."""
+        """``view(seat)`` of the engine (``None`` before the deal), the caller's own copy: the
+        view is built once a step and may share parts with the engine's records, so changing
+        what this returns changes neither the state nor its later views."""
+        view = self._view(seat)
+        return None if view is None else plain_copy(view)
+
+    def _view(self, seat: int) -> dict | None:
+        """The view built once a step, read (never changed) by the observer and the string."""
         m = self._m
         if m.engine is None:
             return None
@@ -392,7 +400,7 @@ class CardArenaState(pyspiel.State):
             return "before the deal"
         text = m.texts.get(seat)
         if text is None:
-            lines = [f"{key}: {_json(value)}" for key, value in self.view(seat).items()]
+            lines = [f"{key}: {_json(value)}" for key, value in self._view(seat).items()]
             if m.sealed:
                 lines.append("sealed: seats " + " ".join(map(str, sorted(m.sealed))) + " have chosen")
                 if seat in m.sealed:
@@ -442,7 +450,7 @@ class CardArenaObserver:
         self.dict = {name: self.tensor[start:start + length] for name, start, length in codec.layout()}
 
     def set_from(self, state: CardArenaState, player: int) -> None:
-        view = state.view(player)
+        view = state._view(player)
         if view is None:
             self.tensor.fill(0.0)
         else:
