@@ -1,94 +1,25 @@
 """The JSON API under ``/api/v1/``: the same nouns as the pages, read-only, from the ledger.
 
-=====================================  =========================================================
-``/api/v1/games``                      the registered games, each with how many bots it rates
-``/api/v1/games/{game}/ratings``       the game's rating table (rank, bot, μ, σ, μ − 3σ, …),
-                                       ``limit`` rows (1–1000, default 100) from ``offset``
-``/api/v1/bots/{name}``                a bot: its owner and state on the ladders, ratings per
-                                       game with their history, recent matches, faults by kind,
-                                       forfeits, decision latency p50 and p99 (per game and
-                                       overall), match durations
-``/api/v1/leagues``                    the leagues with their progress
-``/api/v1/leagues/{id}``               a league: settings, progress, standings (places with 95 %
-                                       intervals, seats, head-to-head, duplicate sets), matches
-``/api/v1/matches``                    matches, newest first; ``game``, ``bot``, ``league``,
-                                       ``kind`` (``ladder``, ``league`` or ``match``: 422 for
-                                       another), ``limit`` (1–500) filter them
-``/api/v1/matches/{id}``               a match: its kind, seats, result, faults, rating changes,
-                                       the play-by-play, the steps and the omniscient event log
-``/api/v1/ladders``                    the ladders this server runs (``serve --ladder``): game,
-                                       table size, bots on it now, bots playing, matches now;
-                                       [] under ``cardarena web``
-=====================================  =========================================================
+Routes: ``/api/v1/games``, ``/api/v1/games/{game}/ratings``, ``/api/v1/bots/{name}``,
+``/api/v1/leagues``, ``/api/v1/leagues/{id}``, ``/api/v1/matches``, ``/api/v1/matches/{id}``
+and ``/api/v1/ladders``. Each answer is built by one plain function of the ledger
+(``game_list``, ``bot_detail``, …) that the pages render too, so a page never shows what the API
+does not say. An unknown game, bot, league or match is a 404 whose ``detail`` says which; a
+query parameter of the wrong type or out of range is FastAPI's 422.
 
-A bot's state (:func:`states`, issue 16). ``state`` is ``playing`` (a match of this server's
-referee holds a seat of it), ``idle`` (connected, in no match), ``away`` (not connected),
-``paused`` (``bot pause``) or ``benched`` (the quarantine rule of ``server/ladder.py``: with
-``benched_until``, UTC, and ``bench_reason``); ``matches_now`` counts its matches running here.
-Served by ``cardarena serve`` the state is the arena's (``ladder.snapshot``), or without ladders
-the referee's; under ``cardarena web`` only the ledger's pause and bench are known, so ``state``
-is ``paused``, ``benched`` or None, and ``matches_now`` None. What the referee and the arena hold
-is read on the event loop (the ``async`` routes), the ledger in the thread pool.
+What is public: a match whose deal is spent is public in full. Any other match shows who sits
+where, its status, its deal's commitment and, once finished, its result: never its seed, salt
+or log. A league hides the commands and folder of its bots, and its secret or seed until it has
+ended. Nothing shows a token or a token's hash.
 
-An unknown game, bot, league or match is a 404 whose ``detail`` says which; a query parameter of
-the wrong type or out of range is FastAPI's 422. Each answer is built by one plain function of
-the ledger (``game_list``, ``bot_detail``, …) that the pages render too, so a page never shows
-what the API does not say.
+Speed: p99 under 20 ms an API call, 50 ms a page, on 100,000 matches among 1,000 bots
+(``bench/web.py``). Every answer is a bounded number of indexed queries, none per row. What is
+kept in memory is never stale: it is kept under what it shows (the ledger's fingerprint
+``Ledger.version``, a bot's count of rated matches, a finished match's id), and a match not yet
+finished is never kept. What the referee and the arena hold is read on the event loop (the
+``async`` routes), the ledger in the thread pool.
 
-What is public. A match whose deal is spent is public in full (its seed and salt, steps and
-omniscient log, as Kaggle shows its episodes): it is finished, and so is every rotation of its
-duplicate set. Any other match shows who sits where, its status, its deal's commitment and, once
-finished, its result: never its seed, salt or log (a finished rotation's log deals the hands of
-the rotations still to play). A league shows its settings without the commands that start its
-bots and the folder it ran in (the organizer's machine), and its secret or seed only once it has
-ended (``cardarena.server.league.league_ended``); a duplicate set's seed only once it is done.
-Nothing shows a token or a token's hash: no record the ledger returns holds one.
-
-Latency. The referee records, per match, a histogram of each seat's answered decisions
-(``result_details["latency"]``, :mod:`cardarena.server.latency`); a bot's ``latency`` merges its
-seats' histograms, per game and overall: ``decisions`` answered, ``p50`` and ``p99`` in seconds
-(each the upper edge of its histogram bin, at most 19 % above the true figure), ``matches``
-with a histogram and ``not_recorded``, its finished matches recorded before the referee kept
-latency (``p50`` and ``p99`` are None when no decision was recorded). ``match_seconds`` gives
-the wall time of its finished matches, p50 and p99, as before.
-
-Speed (issue 15: p99 under 20 ms an API call, 50 ms a page, on 100,000 matches among 1,000
-bots; ``bench/web.py`` measures it). Every answer is a bounded number of indexed queries, none
-per row: a rating table is paged like Kaggle's and lichess's (``limit``, ``offset``; the pages
-show 50 rows a page, ``?page=``); a rating history is a line of at most :data:`LINE_POINTS`
-points (:data:`SPARK_POINTS` on the leaderboard), thinned in SQL (``Ledger.rating_lines``); a
-bot's conduct and latency are its summary rows, one per game (``Ledger.bot_summaries``: the
-ledger's ``bot_summary``, derived from its finished seats and kept by ``record_match``,
-:mod:`cardarena.ratings.summary`), never its matches' details; a bot's state reads its own row
-only; a bot's answer reads the ledger in one session (``Ledger.bot_page``), not one per
-part; a listing's matches come as JSON built straight from their rows (``as_json``: no
-``MatchInfo`` made; on SQLite read through its own driver, without SQLAlchemy's rows and type
-conversions, which took most of a listing's time: ``ledger._listed_sqlite``); and the routes
-take the ledger on the event loop (:func:`served_ledger`: no thread hop for it).
-Kept in memory, never stale: the rating tables of every game (as JSON rows),
-while the ledger's fingerprint (``Ledger.version``: the last recorded match and rating-history row)
-stays the same, checked with one query per request, so another process recording matches into the
-ledger is seen at the next request; each bot's rating line in a game while its number of rated
-matches there stays the same (:func:`lines`, with its history encoded once, ``Line``, the least
-recently used dropped past :data:`LINES_KEPT`); each bot's ``match_seconds`` while its number of
-finished seats stays the same (:func:`match_seconds`: its durations are a row of each of its
-matches, the one read that grows with them; past :data:`SECONDS_KEPT`); and a *finished* match's
-encoded answer and page (:func:`keep_answer`, by match id, the least recently used dropped past
-:data:`ANSWERS_KEPT` bytes): a finished match never changes (``recompute`` gives its rating changes
-the same numbers again); a match not yet finished is never kept; and, in the same budget, a
-leaderboard page as drawn, under the ledger's fingerprint, its bots' states (read afresh each time,
-one query) and the ladder (``pages._board``). A kept rating line is one array of floats, its charts
-drawn once (:class:`Line`): what the cache keeps must cost the garbage collector's full passes
-little, or their pauses become the p99. Nothing else is cached: the rest of a bot's page is read
-afresh each time (its recent matches change status without a new rating). Answers are encoded
-straight to JSON (:func:`encoded`: pydantic-core's ``to_json``, 6 to 8 times the standard library's
-speed; orjson, measured too, would save another 0.2 ms a bot's answer for one more dependency, and
-FastAPI deprecates its ``ORJSONResponse``), not through FastAPI's per-field encoder, which would
-take most of a long match's time; what is already JSON is not encoded again (:func:`spliced`): a
-bot's answer takes its lines' encoded histories (:func:`bot_answer`), a finished match's its steps
-and events as the ledger stores them (:func:`match_answer`, ``Ledger.match_log_text``: the same
-JSON, non-ASCII characters escaped), so a long match's answer costs its log's decoding (for the
-play-by-play), not its encoding too.
+Design notes and measurements: docs/web.md (api).
 """
 from __future__ import annotations
 
@@ -111,15 +42,15 @@ from cardarena.ratings.models import FINISHED, KINDS
 
 from .. import latency as latencies
 from ..games import UnknownGame, games as all_games, get as get_game
-from .app import ledger_of
+from .deps import ledger_of
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 
 
 async def served_ledger(request: Request):
-    """The ledger the app serves (``app.ledger_of``) as an ``async`` dependency: FastAPI runs a
-    plain function's in a thread of the pool, a hop that costs a request as much as a small query
-    (issue 15.8); this one is read on the event loop."""
+    """The ledger the app serves (``deps.ledger_of``) as an ``async`` dependency: FastAPI runs a
+    plain function's in a thread of the pool, a hop that costs a request as much as a small query;
+    this one is read on the event loop."""
     return ledger_of(request)
 
 
@@ -154,7 +85,7 @@ def check_game(game: str) -> type:
 
 
 class Tables:
-    """The rating tables of every game as of one ledger fingerprint (module docstring, Speed)."""
+    """The rating tables of every game as of one ledger fingerprint (docs/web.md, Speed)."""
 
     def __init__(self, version: tuple, rows: list):
         self.version = version
@@ -313,7 +244,7 @@ def kept_answer(ledger, key: tuple) -> bytes | None:
 
 
 def keep_answer(ledger, key: tuple, body: bytes) -> None:
-    """Keep an encoded answer under a key that says all it shows (module docstring, Speed): a
+    """Keep an encoded answer under a key that says all it shows (docs/web.md, Speed): a
     finished match's (what, its id: a finished match never changes; an unfinished one must never
     be kept), a leaderboard page's (its page, the ledger's fingerprint, its bots' states and the
     ladder: ``pages._board``)."""
@@ -327,7 +258,7 @@ def keep_answer(ledger, key: tuple, body: bytes) -> None:
 
 
 def answer(content: Any) -> Response:
-    """An API answer, encoded straight to JSON (:func:`encoded`; module docstring, Speed)."""
+    """An API answer, encoded straight to JSON (:func:`encoded`; docs/web.md, Speed)."""
     return Response(encoded(content), media_type="application/json")
 
 
@@ -400,13 +331,13 @@ def history_json(line) -> list[dict]:
 
 def latency_json(counts: Mapping[int, int], matches: int, not_recorded: int) -> dict:
     """The decision-latency histogram of ``matches`` seats merged (:func:`latencies.merge`), as
-    the API says it (module docstring, Latency)."""
+    the API says it (docs/web.md, Latency)."""
     return {"decisions": sum(counts.values()), "p50": latencies.quantile(counts, 0.5),
             "p99": latencies.quantile(counts, 0.99), "matches": matches, "not_recorded": not_recorded}
 
 
 def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | None:
-    """What this process knows of the bots now, read on the event loop (module docstring, A
+    """What this process knows of the bots now, read on the event loop (docs/web.md, A
     bot's state): the arena's snapshot, or without ladders who the referee seats and who is
     connected; None under ``cardarena web``."""
     arena = request.app.state.arena
@@ -423,7 +354,7 @@ def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | Non
 
 def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None,
            kept: Sequence | None = None) -> dict[str, dict]:
-    """Each bot's state (module docstring): ``live`` (:func:`live_states`) with the ledger's pause
+    """Each bot's state (docs/web.md): ``live`` (:func:`live_states`) with the ledger's pause
     and bench over it, so a ``bot pause`` by another process shows at once (one query; none when
     the caller has just read the bots' ``BotState``, ``kept``)."""
     kept = {s.name: s for s in (ledger.bot_states(names) if kept is None else kept)}

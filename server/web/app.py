@@ -1,10 +1,11 @@
 """The web application: one FastAPI app over one ledger, its pages and its JSON API.
 
 ``create_app(ledger, referee=None, private_token=None)`` returns the app; the ledger is
-``request.app.state.ledger`` (see :func:`ledger_of`), the referee of the same process, when the
-app is served by ``cardarena serve`` in the referee's event loop, ``request.app.state.referee``
-(``None`` under ``cardarena web``, which shows no live matches: it sees only the ledger). Pages are server-rendered from ``templates/``, static files are served from
-``static/`` at ``/static``; the API lives under ``/api/v1/`` with FastAPI's OpenAPI schema at
+``request.app.state.ledger`` (:func:`.deps.ledger_of`), the referee of the same process, when
+the app is served by ``cardarena serve`` in the referee's event loop,
+``request.app.state.referee`` (``None`` under ``cardarena web``, which shows no live matches: it
+sees only the ledger). Pages are server-rendered from ``templates/``, static files are served
+from ``static/`` at ``/static``; the API lives under ``/api/v1/`` with FastAPI's OpenAPI schema at
 ``/api/v1/openapi.json``. Ledger calls are blocking (SQLAlchemy), so route functions are plain
 ``def`` and run in FastAPI's thread pool, never on the event loop.
 
@@ -13,29 +14,14 @@ query parameter its 422; a page answers the same status with an HTML page that s
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
 
-HERE = Path(__file__).resolve().parent
-templates = Jinja2Templates(directory=str(HERE / "templates"))
-API = "/api/"
-
-
-def ledger_of(request: Request):
-    """The ledger the app serves (a FastAPI dependency)."""
-    return request.app.state.ledger
-
-
-def referee_of(request: Request):
-    """The live referee of the process (``cardarena serve``), or None (``cardarena web``). Its
-    state may only be read on the event loop: from ``async def`` routes, never from a thread."""
-    return request.app.state.referee
+from . import api, live, pages, private, replay
+from .deps import API, HERE, templates
 
 
 def _error_page(request: Request, status: int, message: str):
@@ -69,12 +55,10 @@ def create_app(ledger, referee=None, private_token: str | None = None, arena=Non
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)
-    from . import api, live, pages, replay  # their routers
     app.include_router(api.router)
     app.include_router(replay.router)
     live.install(app)  # the live routes, watching the referee if there is one
     app.include_router(pages.router)
     if private_token:
-        from .private import install
-        install(app, private_token)
+        private.install(app, private_token)
     return app

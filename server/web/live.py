@@ -1,44 +1,23 @@
-"""Live matches as a spectator sees them (issue 15, point 4): the running matches of the referee in
+"""Live matches as a spectator sees them: the running matches of the referee in
 this process (``cardarena serve``), each watchable while it plays, public information only.
 
-==================================  ================================================================
-``GET /api/v1/live``                the running matches: id, game, league, seats and bots, step,
-                                    started
-``GET /api/v1/matches/{id}/live``   server-sent events (``text/event-stream``): ``frame`` at once
-                                    and after every step (the step number, the seats to act, the
-                                    spectator view, the public events of the step in words, the
-                                    faults so far), ``heartbeat`` every :data:`HEARTBEAT` seconds,
-                                    then ``end`` (the places, links to the match and its replay) and
-                                    the stream closes. A finished match: one ``end``. Unknown: 404.
-``GET /matches/{id}/live``          the page: the table as a spectator sees it, drawn on the server
-                                    at the current step (without JavaScript a ``<noscript>`` meta
-                                    refresh reloads it); ``static/live.js`` follows the stream and
-                                    puts in the new table without reloading; at the end it links
-                                    to the match page and the replay
-``/matches/{id}/live/table``        the table alone, as an HTML fragment (what live.js fetches)
-==================================  ================================================================
+Routes: ``GET /api/v1/live`` (the running matches), ``GET /api/v1/matches/{id}/live``
+(server-sent events: ``frame``, ``heartbeat``, then ``end``), ``GET /matches/{id}/live`` (the
+page, drawn on the server; ``static/live.js`` follows the stream) and
+``/matches/{id}/live/table`` (the table as an HTML fragment). Under ``cardarena web`` (no
+referee in the process) every live answer is a 404 that says live matches are shown by
+``cardarena serve``.
 
-Under ``cardarena web`` (no referee in the process) every live answer is a 404 that says live
-matches are shown by ``cardarena serve``; the home page's "Playing now" is empty.
+What a spectator gets is ``Game.spectator_view()``, the events every seat saw in words, the
+seats to act and the faults: never a hand, a seed or a token. A rotation of a duplicate set
+shares its deal with rotations still to play: its frames hold the step, the seats to act and
+the faults only (``"sealed": true``).
 
-What a spectator gets is ``Game.spectator_view()`` (what every seat may know and no seat alone),
-the events every seat saw (``Event.seats is None``) in words, the seats to act and the faults
-(kind, seat, step and its words: never an answer or a card). Never a hand, a seed or a token.
-A rotation of a duplicate set shares its deal with rotations still to play: its frames hold the
-step, the seats to act and the faults only (``"sealed": true``), the table once the set is done.
-A finished match is public in full at ``/matches/{id}``.
+:class:`Live` is one watcher of the referee (``Referee.watchers``): it builds each frame on the
+event loop and at once, and a slow reader loses frames (a queue holds at most :data:`QUEUED`),
+never slows or stops the match.
 
-How it is fed. :class:`Live` is one watcher of the referee (``Referee.watchers``: told on the
-event loop at every match's start, after each step and at its end). For the listing it keeps
-:attr:`Live.snapshot`, a tuple of :class:`Entry` replaced on the loop when a match starts or
-ends (an entry's ``step`` is a plain int set on the loop), so a page rendered in a thread
-(:func:`running`) never reads the referee's state. A match someone watches has a :class:`Feed`:
-at each step, on the loop and at once (the game object changes afterwards), it builds the frame,
-encodes it once, and appends it to every watcher's queue, which holds at most :data:`QUEUED`
-frames and drops the oldest: a slow reader loses frames, never slows or stops the match. A
-match nobody watches costs one dict lookup a step. The ends of the last :data:`ENDED_KEPT`
-matches are kept, so a stream opened just after a match ended (before the ledger has it) still
-gets its ``end``.
+Design notes and measurements: docs/web.md (live).
 """
 from __future__ import annotations
 
@@ -55,7 +34,7 @@ from starlette.concurrency import run_in_threadpool
 
 from cardarena.ratings import LedgerError
 
-from .app import ledger_of, referee_of, templates
+from .deps import ledger_of, referee_of, templates
 from .replay import _hidden_hand
 
 router = APIRouter()

@@ -1,41 +1,18 @@
 """The pages: the API's nouns without its prefix, server-rendered, working without JavaScript.
 
-==========================  ====================================================================
-``/``                       the games (with their rated bots), the ladders this server runs
-                            (game, table size, bots on it, bots playing now), the matches
-                            playing now and the latest results
-``/games/{game}``           the leaderboard: rank, bot, its state, μ, σ, μ − 3σ, matches, wins,
-                            mean place, and each bot's μ − 3σ over its matches as a small SVG
-                            line; 50 bots a page (``?page=2`` …, like lichess's and Kaggle's),
-                            ranks as in the whole table. When this server runs a ladder of the
-                            game the page says so and ``static/board.js`` fetches the table
-                            again every :data:`POLL` seconds (``/games/{game}/board``, the same
-                            drawing as an HTML fragment), so it moves as matches finish without
-                            a reload; without JavaScript it is the table as of the page's load
-``/bots/{name}``            its owner and state, ratings per game with their history charts,
-                            recent matches, faults by kind, forfeits, decision latency p50 and
-                            p99 per game and overall ("not recorded" for matches from before the
-                            referee kept it), and the wall time of its matches
-``/leagues``                the leagues with their progress
-``/leagues/{id}``           settings, progress, standings with 95 % intervals, mean place by seat,
-                            head-to-head, duplicate sets, recent matches
-``/matches``                matches, newest first (``?game=&bot=&league=&kind=&limit=`` as the
-                            API), with links to only ladder, league or ad-hoc matches
-``/matches/{id}``           its kind, seats, result, faults, rating changes, the play-by-play
-                            (the text of `cardarena match show`), and a link to its replay
-                            viewer; while it runs on this server, a link to its live page
-==========================  ====================================================================
+Pages: ``/`` (the games, the ladders, the matches playing now, the latest results),
+``/games/{game}`` (the leaderboard, 50 bots a page), ``/bots/{name}``, ``/leagues``,
+``/leagues/{id}``, ``/matches`` and ``/matches/{id}``.
 
 Every page renders the answer of the matching API function (:mod:`cardarena.server.web.api`),
 so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``), and so is a
-leaderboard page past the last. Cards in the text are drawn with their suits in colour
-(``cards`` filter: ♥ ♦ red, ♣ ♠ black, jokers apart). Charts are bounded: a leaderboard line has
-at most ``api.SPARK_POINTS`` points, a bot's chart ``api.LINE_POINTS`` per game (the API's
-module docstring says how they are thinned and what is cached: a finished match's page is kept
-as drawn, like its API answer, and so is a leaderboard page, under the ledger's fingerprint and
-its bots' states, read each time). A bot's state is the API's
-(``api.states``): what the referee and the arena hold is read on the event loop, so those
-routes are ``async`` and do their ledger reading and rendering in the thread pool.
+leaderboard page past the last. Charts are bounded (``api.SPARK_POINTS``, ``api.LINE_POINTS``);
+a finished match's page is kept as drawn, like its API answer, and so is a leaderboard page
+(docs/web.md, api, says what is cached). A bot's state is the API's (``api.states``): what the
+referee and the arena hold is read on the event loop, so those routes are ``async`` and do their
+ledger reading and rendering in the thread pool.
+
+Design notes and measurements: docs/web.md (pages).
 """
 from __future__ import annotations
 
@@ -50,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from cardarena.ratings.models import FINISHED, KINDS
 
 from . import api, charts, live
-from .app import ledger_of, templates
+from .deps import ledger_of, templates
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -118,7 +95,7 @@ def _board_rows(ledger, game: str, page_no: int) -> tuple[tuple, list[dict], int
 
 async def _board(request: Request, game: str, page_no: int, template: str) -> HTMLResponse:
     """A leaderboard page or its fragment (``template``): the rows with their lines and states,
-    the ladder; drawn once for what it shows (module docstring) and kept (``api.keep_answer``)."""
+    the ladder; drawn once for what it shows (docs/web.md) and kept (``api.keep_answer``)."""
     ledger = ledger_of(request)
     cls = api.check_game(game)
     version, rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)

@@ -1,25 +1,18 @@
 """The replay viewer and its API: a finished match stepped through decision by decision.
 
-``GET /api/v1/matches/{id}/steps/{k}?seat=N``: the match rebuilt at step ``k`` by replaying its
-recorded seed, options and steps (:class:`cardarena.server.replay.Replay`; 0 is the deal,
-``steps`` the end): omniscient without ``seat`` (every hand, the table, each acting seat's
-actions and choice, every event with who saw it), or exactly the view seat N was sent at that
-step, its legal actions in words and its choice if it acted, and the events it saw.
-``GET /matches/{id}/replay?step=k&seat=N``: the viewer page, step ``k`` drawn on the server (so
-it reads without JavaScript, and its first/back/forward/last and seat links work as plain
-links); ``static/replay.js`` steps it in place (buttons, arrow keys, a slider, the URL kept in
-sync) by fetching ``GET /matches/{id}/replay/steps/{k}?seat=N``, the same table as an HTML
-fragment, so one renderer (``templates/replay_step.html``) draws both.
+``GET /api/v1/matches/{id}/steps/{k}?seat=N``: the match rebuilt at step ``k``
+(:class:`cardarena.server.replay.Replay`; 0 is the deal, ``steps`` the end), omniscient without
+``seat``, or exactly what seat N was sent. ``GET /matches/{id}/replay?step=k&seat=N``: the
+viewer page, drawn on the server (it reads without JavaScript); ``static/replay.js`` steps it in
+place through ``GET /matches/{id}/replay/steps/{k}?seat=N``, the same table as an HTML fragment,
+so one renderer (``templates/replay_step.html``) draws both.
 
-Privacy: only a match whose deal is spent is replayed (a running one is public only as spectators
-see it, a finished rotation of a duplicate set only once every rotation is finished: 403); a match recorded by another version of its rules engine, or whose record does not replay,
-is 409 with the reason. Unknown match or a step out of range: 404; a seat the match does not
-have: 422.
+Privacy: only a match whose deal is spent is replayed (else 403); a match recorded by another
+version of its rules engine, or whose record does not replay, is 409 with the reason. Unknown
+match or a step out of range: 404; a seat the match does not have: 422. Each app keeps the
+:class:`Replay` of the last :data:`CACHED` matches; a finished match never changes.
 
-Cache: each app keeps the :class:`Replay` of the last :data:`CACHED` matches asked for (an LRU
-in ``app.state``). A Replay plays its match once and keeps a checkpoint every 32 steps and a
-cursor, so stepping forward costs one step and any step at most 32; a finished match never
-changes, so nothing in the cache goes stale.
+Design notes and measurements: docs/web.md (replay).
 """
 from __future__ import annotations
 
@@ -35,7 +28,7 @@ from cardarena.ratings import LedgerError
 
 from ..games import Game, UnknownGame, get, new_game
 from ..replay import Replay, ReplayError
-from .app import ledger_of, templates
+from .deps import ledger_of, templates
 
 router = APIRouter()
 
