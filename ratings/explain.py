@@ -1,4 +1,4 @@
-"""Ratings that explain themselves (``cardarena ratings --explain BOT``, issue 20 point 4): what
+"""Ratings that explain themselves (``cardarena ratings --explain BOT``): what
 each recent rated match did to a bot's rating, and why, in plain words.
 
 :func:`read` takes a bot's last rated matches from the ledger, newest first in the rating order
@@ -7,28 +7,13 @@ each recent rated match did to a bot's rating, and why, in plain words.
 :func:`explain` is pure over those rows: one :class:`Explanation` per match, and
 :func:`format_text` prints them.
 
-The reason is told the way TrueSkill reasons (:mod:`.rating`, rules 2 and 3):
+The reason is told the way TrueSkill reasons (:mod:`.rating`, rules 2 and 3): the result
+opponent by opponent; the expectation (the chance of finishing ahead of each rated opponent,
+summed into an expected score); the neighbours in place order when μ goes the other way; σ and
+the shown rating μ − 3σ; and the matches TrueSkill could not compute (rule 7) or did not rate
+(rule 5).
 
-* **The result, opponent by opponent.** In a free-for-all each seat beat every seat placed
-  below it, lost to every seat above it, and drew with every seat of its place. Each opponent is
-  named with whether its μ before the match was higher or lower.
-* **The expectation.** Against each rated opponent TrueSkill's model gives the bot a chance of
-  finishing ahead, P(win) + ½ P(draw), from the two ratings before the match: performances are
-  normal around μ with variance σ² + β², and a draw is a performance gap within the draw margin
-  ε of the game's draw probability (the ``trueskill`` package's ``calc_draw_margin`` for two
-  players). Summed over the table, that is the expected score; the actual score counts a win 1
-  and a draw ½. A draw with a weaker bot scores ½ where more was expected, which is why a tie, or
-  even a shared first place, can move μ down; a second place behind a much stronger bot can move
-  it up.
-* **When μ goes the other way.** TrueSkill's free-for-all does not add up pairwise results: it
-  chains the seats in place order and compares each with the seats placed next to it (a tied
-  seat at every position of its tie, averaged: rule 3). When μ moves against the expected score,
-  the reason names those neighbours.
-* **σ and the shown rating.** The table ranks by μ − 3σ. σ falls with every match (less
-  uncertainty; τ adds a little back, so a settled σ can rise by a hair), so the shown rating can
-  rise while μ falls: the reason says so when it does.
-* A match TrueSkill could not compute (rule 7) left μ and σ as they were; a self-play seat
-  (rule 5) is not rated, and such a seat of an opponent is named but not counted.
+Design notes and measurements: docs/ledger.md (explain).
 """
 from __future__ import annotations
 

@@ -1,49 +1,24 @@
 """The ledger's tables (SQLModel) and the plain records the :class:`~cardarena.ratings.Ledger` returns.
 
+Tables: ``bot``, ``league``, ``match``, ``seat``, ``match_log`` (its ``seq`` is the rating order),
+``rating``, ``rating_history`` and ``bot_summary``; what one row of each holds is in
+docs/ledger.md.
+
 Facts are appended and never rewritten once a match is finished: bots, leagues, matches, their
 seats and their event logs. Ratings are derived from the facts (:mod:`cardarena.ratings.rating`)
 and can be rebuilt from them at any time (``Ledger.recompute``); so are the bots' summaries
 (``bot_summary``, :mod:`cardarena.ratings.summary`), which ``record_match`` keeps up to date and
 ``recompute`` rebuilds.
 
-==================  ===========================================================================
-table               one row per
-==================  ===========================================================================
-``bot``             registered bot: a unique name and the SHA-256 hash of its token, its owner
-                    (free text), and its standing on the arena's ladders: paused by hand, or
-                    benched until a time and why (quarantine)
-``league``          league: game, game options, settings (bots, table size, rounds, …)
-``match``           match, scheduled before it is played: game, seed, the deal's salt and
-                    commitment, options, schedule position (round, index, duplicate set),
-                    status, and its ``kind``: ``league``, ``ladder`` (the arena's rated
-                    matches) or ``match`` (``play --record``)
-``seat``            seat of a match: its bot, and once finished its score, place, faults, forfeit
-``match_log``       finished match: the event log and the steps, zlib-compressed JSON; its
-                    ``seq`` is the order in which matches were recorded (the rating order)
-``rating``          bot and game: TrueSkill μ and σ, and running counts (matches, wins, places)
-``rating_history``  seat of a finished match: the bot's μ, σ before and after it, and (rated
-                    seats) ``rated_n``, how many rated matches of the game the bot has with it
-``bot_summary``     bot and game: its finished seats, wins, places, faults (by kind), forfeits
-                    and merged decision-latency histogram, summed (:mod:`.summary`)
-==================  ===========================================================================
-
 The schema has a version and migrations (:mod:`cardarena.ratings.schema`, Alembic): a change
 here is a new migration under ``ratings/migrations/versions``.
 
 A match's ``status`` goes ``scheduled`` → ``running`` (claimed by one referee process) →
 ``finished`` (recorded, rated) or ``failed`` (no result, no rating change). A league match is
-claimed with a lease: its ``worker`` (the claiming process) and ``lease_until``, renewed while
-it plays; once ``lease_until`` has passed, another worker may claim it and play it again from
-its seed (``Ledger.claim_next``). A match claimed without a lease (the arena, ``play``) has
-``lease_until`` None and is never taken over.
+claimed on a lease (``worker``, ``lease_until``) and may be taken over once it runs out; a
+match claimed without a lease is never taken over. :data:`INDEXES` serve the web pages' reads.
 
-Indexes for the reads of the web pages (:data:`INDEXES`), beyond the keys and the single-column
-ones: ``seat (bot_id, match_id)``, a bot's matches newest first without touching any other
-bot's seats, ``rating_history (bot_id, game, rated, match_id, mu, sigma)``, and
-``rating_history (bot_id, game, rated_n, mu, sigma)``: a bot's rating line in one game, thinned
-by its ``rated_n`` (the bot's count of rated matches of the game at that row: derived, like the
-rest of the history), read from the index alone (no row of the table, no ``match_log`` row).
-A new ledger gets them with its tables; an older one by its migration (``ledger upgrade``).
+Design notes and measurements: docs/ledger.md (models).
 """
 from __future__ import annotations
 

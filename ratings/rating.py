@@ -4,43 +4,20 @@ These are the rules of every cardarena rating table. The ledger applies them in 
 transaction that records a match, and ``cardarena ratings recompute`` replays them over the
 finished matches, in the order they were recorded, to exactly the same numbers.
 
-1. **One TrueSkill environment per game.** A bot has a separate rating in every game it plays;
-   ratings of different games never mix. Every game uses the ``trueskill`` package's defaults
-   (:data:`SETTINGS`): μ₀ = 25, σ₀ = 25/3, β = 25/6 (the skill gap that gives a 76 % chance of
-   winning), τ = 25/300 (the dynamic factor that keeps σ from collapsing, so a bot that
-   improves can climb) and a draw probability of 10 %. :data:`GAME_SETTINGS` may override them
-   for one game; none does yet. Changing a setting changes every number: run ``recompute``.
-2. **Free-for-all.** Every seat is its own team; its rank is its place (1 is best), so a
-   two-player match is an ordinary duel and a five-player match ranks all five seats in one
-   update (TrueSkill's multi-team factor graph). Ratings depend on the order of the matches:
-   it is the order in which they were recorded.
-3. **Ties are draws.** Seats with equal places drew with each other. TrueSkill's free-for-all
-   model is a chain of the seats in place order, so between tied seats it must pick an order,
-   and the tied seat next to the better seats would lose a little more than its partner (the
-   "rating surprise" of ties). cardarena takes that arbitrary order out: each tied seat is
-   rated once at every position of its tie group (the others of the group in a fixed order,
-   by rating), and its new μ and σ are the means of those results. So two tied seats that
-   started with equal ratings end with exactly equal μ and σ, in any match. A match without
-   ties costs one TrueSkill update; a tie of k seats adds up to k² − k more (equal ratings
-   share a computation), so ten seats all tied with ten different ratings take ~0.15 s.
-4. **Forfeits.** A forfeited seat is rated by the place it was given; the referee places every
-   forfeited seat below every seat that did not forfeit, so a forfeit rates as a loss to all of
-   them.
-5. **Self-play is not rated.** A bot that holds several seats of one match learns nothing about
-   its skill by beating itself, so none of its seats is rated for that match. The other seats
-   are rated among themselves by their places (if at least two remain); otherwise nothing
-   changes. The match is still recorded, and its history rows say ``rated = False``.
-6. **Counts.** ``matches``, ``wins`` (place 1, shared or not) and the mean place (in the whole
-   match) count rated matches only, so they describe the same matches as μ and σ.
-7. **Numerical limits.** If TrueSkill cannot compute an update (the ``trueskill`` package raises
-   ``FloatingPointError`` for astronomically unlikely upsets), the match leaves μ and σ
-   unchanged; it still counts as a rated match. This is deterministic, so ``recompute``
-   agrees.
-8. The table is ranked by the **conservative rating** μ − 3σ (the skill the bot has with about
-   99.9 % confidence, as Battlesnake and Xbox leaderboards do), then μ, then the bot's name.
+1. One TrueSkill environment per game (:data:`SETTINGS`, the ``trueskill`` package's defaults;
+   :data:`GAME_SETTINGS` for one game). Changing a setting changes every number: run ``recompute``.
+2. Free-for-all: every seat is its own team, ranked by its place, in the order of recording.
+3. Ties are draws; each tied seat is rated at every position of its tie group, and averaged.
+4. A forfeited seat is rated by the place it was given, below every seat that did not forfeit.
+5. Self-play is not rated: a bot that holds several seats of a match has none of them rated.
+6. ``matches``, ``wins`` and the mean place count rated matches only.
+7. An update TrueSkill cannot compute leaves μ and σ unchanged; it still counts as rated.
+8. The table is ranked by the conservative rating μ − 3σ, then μ, then the bot's name.
 
 :func:`update` is the whole rule as a pure function of plain floats; it is what the ledger and
 ``recompute`` both call, so the two cannot disagree.
+
+Design notes and measurements: docs/ledger.md (rating).
 """
 from __future__ import annotations
 

@@ -1,45 +1,23 @@
 """The ledger recorder: a child process that records finished matches for a league.
 
-Recording a match (its rows, its event log packed, TrueSkill, one transaction) is a few
-milliseconds of Python and SQLite. Done in a thread of the referee's process, it competes with
-the referee for the GIL, and every handover costs the event loop more than the work itself;
-done on the event loop, it stalls every match for that long. So ``play_league`` hands each
-finished match to this process over a pipe and goes on; the recorder writes it with the same
-:meth:`Ledger.record_match` and answers.
+``play_league`` hands each claim, lease renewal and finished match to this process over a pipe
+and goes on; the recorder writes it with the same :class:`Ledger` methods
+(:meth:`Ledger.record_match` and the others) and answers, so the referee's event loop neither
+waits for the database nor shares its GIL with it. Frames, both ways: a 4-byte big-endian
+length, a tag byte (``m``: marshal, ``p``: pickle) and the payload; a request is
+``(request_id, kind, match_id, keyword arguments)``, an answer ``(request_id, "ok" | "ledger" |
+"error", value)``.
 
-Frames, both ways: a 4-byte big-endian length, then a tag byte (``m``: marshal, ``p``: pickle,
-for anything marshal cannot carry) and the payload.
-
-* request: ``(request_id, kind, match_id, keyword arguments)``, kind one of
-  ``"claim"`` (:meth:`Ledger.claim_match`), ``"claim_next"`` (:meth:`Ledger.claim_next`, the
-  "match id" being the league's: the answer is ``(match id, seed, bots, deal salt, duplicate
-  set)`` or None),
-  ``"release"`` (:meth:`Ledger.release_match`, only for a match this recorder claimed and has
-  not recorded: what a league stopped between a claim and its answer sends), ``"record"``
-  (:meth:`Ledger.record_match`), ``"renew"`` (:meth:`Ledger.renew_leases`, match id 0; the
-  answer is the ids still held), ``"others"`` (:meth:`Ledger.others_playing`, the league's
-  id), ``"unplayed"`` (:meth:`Ledger.release_unplayed`, the league's id) and
-  ``"rest_of_set_finished"`` (:meth:`Ledger.rest_of_set_finished`); the keyword arguments
-  carry the ``worker`` and ``lease_s`` of a league's leases;
-* answer:  ``(request_id, "ok", value)`` (the claim's result; a record's seconds),
-  ``(request_id, "ledger", message)`` for a :class:`LedgerError` (a match recorded meanwhile by
-  another process, say), or ``(request_id, "error", message)``.
-
-The league's claims and records all go through this one process, in order, so they never wait
-for each other's SQLite lock.
-
-At the end of its input (the league is over, or the referee's process is gone) the recorder
-finishes every whole request it has read, then exits: a match is recorded whole or not at all.
-
-A database server that cannot be reached (:class:`LedgerUnreachable`: PostgreSQL restarting,
-the network cut) does not end the league: the request is tried again, every
-:data:`RETRY_EVERY` seconds for up to :data:`RETRY_FOR` seconds (one line on stderr when it
-starts failing, one when it is reached again), and the requests behind it wait. Each request is
-one transaction, so nothing is written twice; a record whose commit went through but whose
-answer was lost is refused on the retry as recorded already, and counted once.
+The rules: every request is one transaction, and the requests are served in order, so a match
+is recorded whole or not at all, and counted once. At the end of its input (the league is over,
+or the referee's process is gone) the recorder finishes every whole request it has read, then
+exits. A database server that cannot be reached (:class:`LedgerUnreachable`) does not end the
+league: the request is tried again for up to :data:`RETRY_FOR` seconds.
 
 Run as ``python -m cardarena.ratings.recorder`` with the ledger's URL in
 ``CARDARENA_RECORDER_DB`` (not on the command line: it may hold a password).
+
+Design notes and measurements: docs/ledger.md (recorder).
 """
 from __future__ import annotations
 

@@ -2,15 +2,9 @@
 
 Every ledger carries its schema version in Alembic's ``alembic_version`` table. A ledger made by
 the first release (0.1.0) has no such table: it is at revision ``0001``. :data:`HEAD` is the
-version this cardarena writes. Versions by release (:data:`RELEASES`): ``0001`` is 0.1.0;
-``0002`` (the web and the arena) was only ever written by development builds before 0.2.0;
-``0003`` (the leases of league matches) is 0.2.0; ``0004`` (the bots' summaries and each rated
-history row's ``rated_n``, derived from the facts and filled by its migration) and ``0005``
-(each match's deal salt and commitment) are written by development builds since.
+version this cardarena writes; :data:`RELEASES` gives the versions by release.
 
-* A new, empty database is made at :data:`HEAD` directly (the tables of ``models.py`` and the
-  version, in one transaction: another process that opens it at the same moment waits for it and
-  then finds it made).
+* A new, empty database is made at :data:`HEAD` directly, in one transaction.
 * A ledger at another version is refused by every command with one line that says to run
   ``cardarena ledger upgrade`` (:class:`LedgerVersionError`), which runs the migrations from its
   version to :data:`HEAD` (:func:`upgrade`), on SQLite and PostgreSQL alike. A ledger of a newer
@@ -19,6 +13,8 @@ history row's ``rated_n``, derived from the facts and filled by its migration) a
 Writing a migration: add ``versions/NNNN_what.py`` with ``revision = "NNNN"`` and
 ``down_revision`` the previous one, make :data:`HEAD` that revision and ``models.py`` match it,
 and add a ledger of the release before it under tests/fixtures to the upgrade test.
+
+Design notes and measurements: docs/ledger.md (schema).
 """
 from __future__ import annotations
 

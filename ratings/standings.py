@@ -3,36 +3,15 @@
 Ratings (:mod:`cardarena.ratings.rating`) say how strong a bot is across everything it played;
 standings say how a league went. They are computed from the league's finished matches
 (:meth:`cardarena.ratings.Ledger.league_results`) by :func:`standings`, a pure function, and
-shown by ``cardarena league show``.
+shown by ``cardarena league show``; :func:`gauntlet` gives a gauntlet bot's results against each
+opponent.
 
-Points
-    In a match of K seats a bot earns one point for every seat placed below it and half a point
-    for every other seat sharing its place: a two-seat match is win 1, draw ½, loss 0, and a
-    K-seat match is worth K − 1 points to its winner. A forfeited seat was already placed below
-    every seat that did not forfeit. The table is ranked by points per match (bots of a
-    balanced schedule may have played one match more or less), then mean place, then name.
-Mean place and its 95 % interval
-    The mean of the bot's places, ± t × s / √n (Student's t at 97.5 % with n − 1 degrees of
-    freedom, s the sample standard deviation): the range that holds the bot's long-run mean
-    place with 95 % confidence if its matches are independent, cut to the places there are
-    (1 to the table size). None for a single match.
-Seats
-    Per bot, its matches and mean place in each seat; per seat, over all bots, the matches, mean
-    place, mean score and wins: positional luck shows as seats whose mean place is far from the
-    middle.
-Head-to-head
-    For each pair of bots, over the matches where both sat: how often each placed above the
-    other, and how often they shared a place.
-Duplicate sets
-    A set is the K matches in which one group played the same deal in every seat rotation. Per
-    set and bot: its total score and mean place over the rotations it played. Once every match
-    of the set is finished, the set ranks its bots by mean place (equal means share a rank).
-    Per bot: complete sets, set wins (rank 1, shared or not), mean set rank, total score.
-Gauntlet (``league run --gauntlet NAME``)
-    The gauntlet bot against each opponent, over the finished matches both sat in
-    (:func:`gauntlet`): matches shared, how often it placed above, below and level with the
-    opponent, and its mean place difference (the opponent's place minus its own: above 0 it
-    placed better); then the same against the field, over every (match, opponent) pair.
+Points: in a match of K seats a bot earns one point for every seat placed below it and half a
+point for every other seat sharing its place, so a K-seat match is worth K − 1 points to its
+winner. The table is ranked by points per match, then mean place, then name. A mean place comes
+with its 95 % interval (Student's t).
+
+Design notes and measurements: docs/ledger.md (standings).
 """
 from __future__ import annotations
 

@@ -3,29 +3,15 @@
 A summary is *derived*, never a fact: it is what the finished matches' seats and details add up
 to, kept so that a bot's page reads a few rows instead of every match the bot ever played. One
 row of ``bot_summary`` (:class:`~cardarena.ratings.models.BotSummary`) per bot and game in which
-it has finished a seat:
-
-=================  ============================================================================
-``seats``          its finished seats in the game (a self-play match counts each seat it held)
-``wins``           of them, seats placed first (a shared first place counts)
-``place_sum``      the sum of their places (mean place = place_sum / seats)
-``faults``         the sum of the seats' faults; ``forfeits`` the seats forfeited
-``fault_kinds``    ``{kind: count}`` of the seats' entries of the match's fault log
-                   (``result_details["faults"]``, read for a seat with faults only, forfeits
-                   left out: a forfeit is counted apart)
-``latency``        the seats' decision-latency histograms merged (:func:`cardarena.server.latency.merge`,
-                   ``{bin: count}`` with string bins, as a match stores them)
-``latency_seats``  the seats that had a histogram (the others were recorded before the referee
-                   kept latency: "not recorded")
-=================  ============================================================================
+it has finished a seat: its seats, wins, sum of places, faults (also by kind), forfeits and
+merged decision-latency histogram.
 
 How it is kept: ``Ledger.record_match`` adds the match's seats (:func:`record`) in the match's
-own transaction, after the game's lock (PostgreSQL's ``pg_advisory_xact_lock``; SQLite's
-``BEGIN IMMEDIATE``), so two matches of a game never update one row at once; a finished match
-never changes, so nothing else writes it. It is rebuilt from the facts by ``Ledger.recompute``
-(and so ``cardarena ratings recompute``) and by the migration ``0004`` that creates it
-(:func:`rebuild`), and ``Ledger.check`` (``ledger check``) compares it with the facts
-(:func:`from_facts`) and reports every difference.
+own transaction, after the game's lock, so two matches of a game never update one row at once;
+nothing else writes it. It is rebuilt from the facts (:func:`rebuild`: ``Ledger.recompute``, the
+migration ``0004``), and ``Ledger.check`` compares it with them (:func:`from_facts`).
+
+Design notes and measurements: docs/ledger.md (summary).
 """
 from __future__ import annotations
 
