@@ -1,65 +1,23 @@
 """The stdin/stdout bridge: a bot in any language, over JSON lines.
 
 ``cardarena bridge [--address A] [--token T] [--game G …] -- COMMAND ARGS…`` connects to the
-referee as a bot (address and token default to ``CARDARENA_ADDRESS`` and ``CARDARENA_TOKEN``,
-as for every bot; it plays through the Python SDK, :func:`cardarena.client.bot.play`), starts
-``COMMAND ARGS…`` as a child program, and talks to it over its standard input and output, one
-JSON object per line (UTF-8, no line breaks inside an object), the way chess engines and the
-ACPC and HIGC competitions take any executable. The child's standard error passes through (the
-bot's log). With the CLI: ``--bot me="cardarena bridge -- ./mybot"`` (or, in this repository,
-``--bot me="python -m cardarena.server.cli bridge -- bash examples/bridge/random_bot.sh"``).
-On a server's ladders (``cardarena bot connect -- cardarena bridge -- ./mybot``) its hello says
-the games the bot plays and how many ladder matches it takes at once, as the SDK's does:
-``--game G`` (repeat) or ``CARDARENA_GAMES`` (a comma list; none: every game), and
-``--max-matches N`` or ``CARDARENA_MAX_MATCHES`` (0: the server's limit).
+referee as a bot through the Python SDK, starts ``COMMAND ARGS…`` as a child program, and talks
+to it over its standard input and output, one JSON object per line (UTF-8). The child's
+standard error passes through (the bot's log).
 
-Lines to the child (a field ``type`` says which; ignore types and fields you do not know):
+Lines to the child, by ``type`` (ignore types and fields you do not know): ``decision`` (the one
+line the child answers), ``match_start`` (``…, "deal_commitment"``), ``match_end`` (``…,
+"results", "events", "seed", "deal_salt"``; the bridge checks the deal) and ``notice``. Lines
+from the child: exactly one per ``decision`` line, in order, ``{"choice": N}`` or a bare ``N``,
+the 0-based index into ``actions``; nothing else on standard output. A line that is not such an
+answer is answered as choice -1 (out of range: a fault). The next decision is written only after
+the child answered the previous one.
 
-``decision`` — a seat of the bot must decide; the one line the child answers::
+Endings: when the referee ends the stream the bridge closes the child's standard input and
+exits 0; when the child exits first, the bridge exits non-zero and the referee treats the seat
+as disconnected.
 
-    {"type": "decision", "match_id": "17", "seat": 2, "decision_id": 5, "game": "sixth-card",
-     "time_left": 1.98, "bank_left": 0.0,
-     "view": {...the seat's view: the JSON of the game's view message, e.g. SixthCardView...},
-     "actions": [{"play": "7♠"}, ...],   # the legal actions, each the JSON of the game's action message
-     "labels": ["play 7♠", ...],         # the same actions in words
-     "events": [{"type": "reveal", ...}, ...]}   # what the seat saw since its previous decision
-
-``view`` and ``actions`` are exactly what ``decision.view`` and ``decision.actions`` are in the
-Python SDK (proto field names, every scalar field present). ``time_left`` counts from the moment
-the line is written.
-
-``match_start`` — ``{"type": "match_start", "match_id", "game", "seats": [seats this bot holds],
-"players": [{"seat", "bot"}], "options": {...}, "time_control": {"move_seconds",
-"bank_seconds", "max_faults"}, "deal_commitment"}``.
-
-``match_end`` — ``{"type": "match_end", "match_id", "status": "finished"|"aborted",
-"results": [{"seat", "bot", "score", "place", "faults", "forfeited"}], "events": [...],
-"seed", "deal_salt"}``.
-
-``deal_commitment`` is the lowercase hex SHA-256 of ``cardarena-deal:v1:{game}:{match_id}:{seed}:{salt}``
-(``MatchStart.deal_commitment``; ``""`` from a referee without commitments); ``seed`` (decimal
-text) and ``deal_salt`` reveal the deal once it is spent, ``""`` until then (another rotation of
-a duplicate set still plays it) and in an aborted match. The bridge checks them itself, as the
-SDK does (an ERROR line on its standard error on a mismatch); the child may check them too.
-
-``notice`` — ``{"type": "notice", "kind": "LATE"|"OUT_OF_RANGE"|"UNKNOWN_DECISION"|"MALFORMED"|
-"FORFEIT"|"INFO", "match_id", "seat", "decision_id", "message"}``.
-
-Lines from the child: exactly one per ``decision`` line, in order: ``{"choice": N}`` (other
-fields are ignored) or a bare integer ``N``, the 0-based index into ``actions``. Nothing else
-goes to standard output (log on standard error); blank lines are skipped. A line that is not
-such an answer is logged and answered as choice -1, which the referee faults as out of range
-(the default action is played and a ``notice`` line follows). The bridge writes the next
-decision only after the child answered the previous one, so the child never has to juggle
-decisions, even when the bot plays several matches at once; ``match_start``, ``match_end``
-and ``notice`` lines may come at any time and need no answer.
-
-Endings: when the referee ends the stream, the bridge closes the child's standard input and
-gives it a few seconds to exit (then terminates it); the bridge exits 0. When the child exits
-first (a crash, or any exit while the referee still plays), or closes its standard output, the
-bridge stops and exits non-zero (the child's exit code, 128 + signal, or 1), and the referee
-treats the seat as disconnected: late decisions are faults, and the seat forfeits after the
-grace period. A wrong token or an unreachable referee ends the bridge with exit code 1.
+Design notes and measurements: docs/conduct.md (bridge).
 """
 from __future__ import annotations
 

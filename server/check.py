@@ -3,30 +3,16 @@
     cardarena check --bot "python mybot.py"                # the CLI starts the program
     cardarena check --token TOKEN --address 127.0.0.1:50052 # the bot connects by itself
 
-The check hosts a referee of its own on a local port (``--address``; a free one by default), with
-two example opponents (the SDK's heuristic bot of every game, started as programs like the bot),
-and then:
-
-1. **Connects.** The bot must connect within ``--start-timeout`` and say hello; its
-   ``Hello.games`` are the games it claims (empty: every game). A game id it claims that this
-   server does not know is a problem.
-2. **Plays** ``--matches`` matches (default 3) of every claimed game (or of ``--game`` only), at a
-   table of three (the bot and the two opponents), the bot in a new seat each match, with the
-   ladder's time control (``--move-time``, default 2 s; 3 faults forfeit).
-3. **Reconnects.** During the second match of the first game, after the bot's third decision, the
-   check cuts the bot's stream (``UNAVAILABLE``, as a network cut looks); the bot must open a new
-   one within the grace (10 s) and finish the match with no forfeit (the SDKs do this by
-   themselves: they reconnect and the referee sends again what waits).
-
-It reports per game the matches played, the bot's answered decisions, its faults by kind,
-forfeits, and its decision latency p50/p99 (measured by the referee) against the move time, then
-whether it kept its stream from one match to the next (it handled every match start and end)
-and how the reconnect went.
+The check hosts a referee of its own on a local port, with two example opponents. The bot must
+connect and say hello, play ``--matches`` matches of every game it claims with the ladder's time
+control, and reconnect after the check cuts its stream in the second match of the first game.
 
 **Ready** (exit 0) means: connected and said hello, every claimed game known, every match
 finished with no fault and no forfeit, every game's p99 latency below the move time, one
 stream from match to match, and the reconnect made in time. Anything else is ``not ready``
 (exit 1) with each problem named in a line. The bot's output is kept in ``--log-dir``.
+
+Design notes and measurements: docs/conduct.md (check).
 """
 from __future__ import annotations
 

@@ -4,56 +4,20 @@
 registered bots that are connected, claim the game in their ``Hello.games`` (empty: every game),
 are neither paused (``bot pause``) nor benched (quarantine), and have room for one more match.
 
-Matchmaking (:func:`draw_table`)
-================================
-Whenever enough bots of a ladder are free, a table is drawn:
+Matchmaking (:func:`draw_table`): the anchor is the free bot that has waited longest, so nobody
+starves; the other seats are drawn at random, weighted by TrueSkill match quality and by how
+rarely the bots met lately, and ``FLOOR`` keeps every pairing possible. Per bot at most
+``max_per_bot`` matches at once (``serve --max-matches``), fewer if its ``Hello.max_matches``
+asks for fewer.
 
-1. the **anchor** is the free bot that has waited longest since its last match (ties: fewer
-   ladder matches first, then by name), so nobody starves;
-2. each further seat is drawn at random among the other free bots, each with the weight
-   ``FLOOR + (1 − FLOOR) · q · n``, where ``q`` is the TrueSkill match quality of the table so
-   far with that bot added (the draw probability TrueSkill predicts: near 1 for close ratings),
-   and ``n = 1 / (1 + m)`` with ``m`` the times the two have met in the bot's last
-   ``RECENT_MEETINGS`` ladder matches (opponents vary).
+Quarantine (:class:`QuarantineRule`): a bot with too many faults or forfeits in its last
+``window`` ladder matches is benched for ``bench_seconds`` and comes back by itself.
 
-While σ is large (new bots) every quality is alike, so new bots meet everyone; as σ shrinks
-close ratings meet more often; ``FLOOR`` (0.1) keeps every pairing possible.
+Shutdown (:meth:`Arena.stop`): no new match starts; running matches get ``drain_seconds`` to
+finish; the rest are marked failed, never half-recorded. Several servers may share one
+PostgreSQL ledger; a ladder match is claimed on a lease (``LEASE``) in this server's name.
 
-A drawn table that is the very table its bots have just left in this ladder is held back for
-up to ``REMATCH_WAIT`` (0.5 s) while another bot of the ladder is busy: the bots of a match that
-ends come free together, and would otherwise meet again and again only because nobody else was
-free at that instant (the same two bots played fifteen matches in a row in a ladder of four).
-A ladder with nobody else to wait for rematches at once.
-
-Per bot at most ``max_per_bot`` matches at once (``serve --max-matches``, default 2), fewer if its
-``Hello.max_matches`` asks for fewer. The seat order of a table is shuffled.
-
-Quarantine (:class:`QuarantineRule`)
-====================================
-After each ladder match, a bot's last ``window`` ladder matches (10; ``serve --bench-window``)
-since it last came back are judged: if its faults are more than ``max_fault_rate`` (10 %, the
-rule of OpenSpiel's competition referee) of its decisions in them (counted once it has made at
-least 20), or it forfeited ``max_forfeits`` (3; ``serve --bench-forfeits``) of them, it is
-**benched** for ``bench_seconds`` (600; ``serve --bench-seconds``): it gets no new ladder match,
-its page and ``bot list`` say so and why, and it comes back by itself when the time is up, with
-a fresh window: a match drawn before the bench that ends during it is not judged, and a
-restarted server counts only the matches that ended after a bot's last bench. ``bot pause
-NAME`` benches a bot by hand until ``bot resume NAME``. A bot that crashes forfeits its running
-matches (the conduct rules), which benches it once it has forfeited three; a bot that is away is
-simply not scheduled.
-
-Shutdown (:meth:`Arena.stop`)
-=============================
-On SIGTERM no new match starts; running matches get ``drain_seconds`` (``serve --drain``, 30 s) to
-finish and be recorded; the rest are cancelled and marked failed ("unplayed: the server
-stopped"), never half-recorded. A restarted server starts from the ledger as it is (ratings,
-bench times, pauses); ladder matches a killed server left running are marked failed the same
-way on start.
-
-Several servers on one ledger (PostgreSQL): each runs the ladders among the bots connected to
-it. A ladder match is claimed on a lease (``LEASE``, renewed every third of it) in the name of
-this server (``host:pid``); a starting server fails only the ladder matches of a server that is
-gone: one of its own machine whose process is dead, or any whose lease ran out.
+Design notes and measurements: docs/arena.md (ladder).
 """
 from __future__ import annotations
 

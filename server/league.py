@@ -1,99 +1,21 @@
 """Leagues: a schedule written to the ledger before play, played concurrently, resumable.
 
-Schedules (:mod:`cardarena.server.schedule`): a round robin of ``rounds`` rounds (every group of
-K bots in every seat rotation), or a balanced schedule of ``matches`` matches; either in
-duplicate mode, where each group plays one deal in all K seat rotations (a duplicate set).
+:func:`run_league` writes the league and *every* match (seat order, seed) to the ledger in one
+transaction before any is played. :func:`play_league` claims the matches on a lease
+(``Ledger.claim_next``), plays up to ``concurrency`` at once and records each with its rating
+update in one transaction, through the recorder process (:mod:`cardarena.ratings.recorder`).
+:func:`resume_league` and :func:`work_league` (more workers, on any machine) go on from the
+ledger. Schedules come from :mod:`cardarena.server.schedule`; ``until_separated`` adds rounds
+until :mod:`cardarena.server.sequential` separates the asked pairs.
 
-Gauntlet (``gauntlet``, ``--gauntlet NAME``)
-    One bot against the field: the schedule (:mod:`cardarena.server.schedule`, "Gauntlet") puts
-    it at every table with opponents from the others, every opponent equally often, its seats
-    rotated; the standings add its result against each opponent
-    (:func:`cardarena.ratings.standings.gauntlet`).
+The rules: nothing half-written survives (a record is one transaction). A finished match is
+never played again, and no match is counted twice. A dead bot never stops the league: it is
+marked absent and its seats forfeit. A match whose play raises is recorded ``failed`` and the
+league goes on; a ledger that cannot record stops the league, its matches put back to
+``scheduled``. Without ``seed`` every match seed derives from a secret shown only once the
+league has ended (:func:`league_ended`). :func:`verify_match` audits a recorded match.
 
-Until separated (``until_separated``, ``--until-separated``)
-    The league is scheduled one round at a time (:func:`cardarena.server.schedule.next_round`:
-    a round of the round robin, or ``matches`` balanced matches; seat-balanced, duplicate sets
-    whole). After each round is played, :func:`until_separated` runs the sequential test of
-    :mod:`cardarena.server.sequential` on the league's results: for a gauntlet, the gauntlet bot
-    against each opponent; for a league, every adjacent pair of its ranking (points per match),
-    or with ``top`` K those of its first K + 1 places. While an asked pair is not separated
-    and one more round stays within ``max_matches`` (default :data:`DEFAULT_ROUNDS` rounds),
-    the next round is written to the ledger (``Ledger.add_matches``, one transaction) and played.
-    The verdicts are a pure function of the results, so ``league show`` and ``league resume``
-    (which, once the scheduled matches are played, goes on adding rounds) reach the same ones.
-    A ``league work`` worker plays the rounds that are scheduled; the process that ran or
-    resumed the league adds the next ones.
-
-Life of a league
-    1. :func:`run_league` checks the spec, makes the schedule and writes the league (game,
-       options, settings) and *every* match with its seat order and seed to the ledger in one
-       transaction, before any match is played. The settings hold everything needed to go on
-       later: schedule kind, rounds or matches, duplicate, seed, table size, the time control,
-       concurrency, and each bot's command (``None`` for a registered bot that connects by
-       itself) with the folder it was started from.
-    2. It waits up to ``start_timeout`` for the bots to connect; a bot still missing then is
-       marked absent (``Referee.mark_absent``): its seats forfeit at once until it connects, and
-       the league goes on. For the bots whose programs the caller started (``programs``, as
-       ``cardarena league run`` does), a program that has ended is not waited for: its bot is
-       marked absent at once, before the start or during the league (a crash), so that no
-       later match waits for it. Never does a dead bot stop the league; every absent bot is
-       named, with the reason, in :attr:`LeagueStats.absent`.
-    3. :func:`play_league` claims the league's matches one by one (``Ledger.claim_next``:
-       ``scheduled → running``, atomically, on a lease: see below), plays up to
-       ``concurrency`` at once, and records each with its rating update in one transaction,
-       until no match is left to claim. The claims, lease renewals and records are written by a
-       child process (:mod:`cardarena.ratings.recorder`, for a ledger
-       in a file or on a server), so the referee's event loop neither waits for the database
-       nor shares its GIL with it; an in-memory ledger is written by a thread instead.
-    4. Interrupted: a match being played when the process is stopped cleanly (Ctrl-C, SIGTERM
-       in the CLI) is put back to ``scheduled`` (``Ledger.release_match``); a process killed
-       outright (SIGKILL, a power cut) leaves its matches ``running``, and a match whose record
-       transaction did not commit is not recorded at all. Nothing half-written survives: the
-       record is one transaction.
-    5. :func:`resume_league` puts the league's ``running`` matches back to ``scheduled``
-       (``Ledger.reset_stale``; by default all of them, as the process that claimed them is
-       gone; with ``stale_after`` only those claimed longer ago), optionally its failed matches
-       too, and plays what is scheduled, each from its recorded seed. A finished match is never
-       played again, and a match cannot be recorded twice (``record_match`` refuses; a second
-       process that loses that race skips its copy), so no match is lost, repeated, or counted
-       twice in the ratings. ``resume`` is for a league whose workers are all gone: it takes
-       back every running match at once (with ``stale_after``, only the older claims), where a
-       worker waits for the lease of each to run out.
-
-Several workers
-    A league is played by any number of workers, each a process with its own referee and its
-    own copies of the bots, on any machine that reaches the ledger (PostgreSQL): the one
-    :func:`run_league` (which also schedules it) and any number of :func:`work_league`
-    (``cardarena league work ID``), which start at any time. A claim is a lease of ``lease``
-    seconds (:data:`LEASE_SECONDS`, ``--lease``), held in the match's row by the worker
-    (:func:`worker_name`, ``HOST:PID``); while the match plays, a heartbeat renews every lease
-    of the worker each ``lease / 3`` seconds. A worker that stops renewing (killed, its machine
-    gone, its database cut for longer than the lease) loses its matches: once a lease has run
-    out, the match is claimable again and the next worker to claim plays it from its seed. A
-    worker with nothing left to claim waits while other workers hold leased matches (they may
-    run out; it looks every second, or every ``lease / 3`` if that is shorter), and ends once
-    every match is finished or failed. Recording checks the lease is still the worker's: a
-    worker that was taken over logs that its result is dropped and counts it as skipped, so a
-    match counts once, as the worker that took it over records it. The recorder tries a
-    request again while the database cannot be reached (``LedgerUnreachable``, up to two
-    minutes), so a restarting database server costs a pause, not a result.
-
-A match whose play raises (a bug, not a bot's misbehaviour, which the referee turns into faults)
-is recorded as ``failed`` with the reason, and the league goes on; ``league resume --retry-failed``
-plays failed matches again. A ledger that cannot record (a full disk: ``LedgerStorageError``; a
-recorder process gone: :class:`RecorderError`) stops the league: the matches being played are
-put back to ``scheduled`` (or, if even that cannot be written, left ``running``), nothing is
-half-written, and ``league resume`` goes on once the cause is fixed.
-
-Audits: :func:`verify_match` checks a recorded match's seed and salt against the commitment its
-bots were sent, replays it from its seed and steps and compares the events and the result with
-what the ledger holds (``cardarena match verify``).
-
-Seeds: without ``seed`` a league draws a secret (:mod:`cardarena.server.deal`) that every match
-seed derives from, kept in the ledger for ``resume``, ``work`` and ``verify`` and shown only
-once the league has ended (:func:`league_ended`); a duplicate set's seed only once every
-rotation of the set is finished. With ``seed`` the league is organizer-seeded: reproducible,
-and whoever knows the seed knows every hand.
+Design notes and measurements: docs/conduct.md (league).
 """
 from __future__ import annotations
 
@@ -147,8 +69,8 @@ class LeagueSpec:
     commands: dict[str, str | None] = field(default_factory=dict)  # bot → command, kept for resume
     workdir: str | None = None       # the folder the commands are run from
     max_reconnects: int | None = None  # new streams a bot may open while a match waits for it
-    gauntlet: str | None = None      # this bot at every table, against the others (module docstring)
-    until_separated: bool = False    # add rounds until the asked order is known (module docstring)
+    gauntlet: str | None = None      # this bot at every table, against the others (docs/conduct.md)
+    until_separated: bool = False    # add rounds until the asked order is known (docs/conduct.md)
     confidence: float = 0.95         # of --until-separated: family-wise, over the pairs tested
     max_matches: int | None = None   # of --until-separated: the cap (default: DEFAULT_ROUNDS rounds)
     top: int | None = None           # of --until-separated: only the order of the first K places
@@ -293,7 +215,7 @@ def time_control(spec: LeagueSpec, base: TimeControl) -> TimeControl:
 
 
 def league_settings(spec: LeagueSpec, tc: TimeControl) -> dict:
-    """What the ledger keeps of a league beside its game and options (module docstring, 1)."""
+    """What the ledger keeps of a league beside its game and options (docs/conduct.md, 1)."""
     return {"seats": spec.seats, "rounds": spec.rounds, "matches": spec.matches, "duplicate": spec.duplicate,
             "seed": spec.seed, "secret": spec.secret, "bots": list(spec.bots),
             "schedule": "balanced" if spec.matches is not None else "round-robin",
@@ -321,7 +243,7 @@ def settings_time_control(settings: dict, base: TimeControl) -> TimeControl:
 Progress = Callable[[int, int, int, int | None], None]
 
 #: Seconds a worker's claim on a match holds (``--lease``); it is renewed every third of it
-#: while the match plays (module docstring, "Several workers").
+#: while the match plays (docs/conduct.md, "Several workers").
 LEASE_SECONDS = 30.0
 
 
@@ -368,7 +290,7 @@ async def run_league(referee: Referee, ledger, spec: LeagueSpec, progress: Progr
     others may join with :func:`work_league`); returns the league id.
 
     ``programs``: the bots' programs the caller started, watched so that a program that has
-    ended is marked absent at once (module docstring, 2)."""
+    ended is marked absent at once (docs/conduct.md, 2)."""
     spec = check_spec(spec)
     plans = plans if plans is not None else league_plans(spec)
     stats = stats if stats is not None else LeagueStats()
@@ -459,7 +381,7 @@ async def play_until_separated(referee: Referee, ledger, league_id: int, tc: Tim
                                progress: Progress | None = None, stats: LeagueStats | None = None,
                                programs: Programs | None = None, lease: float = LEASE_SECONDS) -> int:
     """After a round is played: test, and while an asked pair is not separated and the cap
-    allows, write the next round to the ledger and play it (module docstring, "Until
+    allows, write the next round to the ledger and play it (docs/conduct.md, "Until
     separated"); returns how many matches this worker recorded."""
     played = 0
     while True:
@@ -538,7 +460,7 @@ async def resume_league(referee: Referee, ledger, league_id: int, concurrency: i
                         progress: Progress | None = None, stats: LeagueStats | None = None,
                         start_timeout: float = 30.0, stale_after: float | None = None,
                         retry_failed: bool = False, programs: Programs | None = None) -> int:
-    """Go on with an interrupted league (module docstring, 5); returns how many matches it played."""
+    """Go on with an interrupted league (docs/conduct.md, 5); returns how many matches it played."""
     await asyncio.to_thread(prepare_resume, ledger, league_id, stale_after, retry_failed)
     stats = stats if stats is not None else LeagueStats()
     played = await work_league(referee, ledger, league_id, concurrency, progress, stats, start_timeout, programs)
@@ -554,7 +476,7 @@ async def work_league(referee: Referee, ledger, league_id: int, concurrency: int
                       progress: Progress | None = None, stats: LeagueStats | None = None,
                       start_timeout: float = 30.0, programs: Programs | None = None,
                       lease: float = LEASE_SECONDS, worker: str | None = None) -> int:
-    """Join a league as one more worker (module docstring, "Several workers"): wait for its bots,
+    """Join a league as one more worker (docs/conduct.md, "Several workers"): wait for its bots,
     then claim, play and record its matches until none is left to claim; returns how many it
     recorded. Unlike :func:`resume_league` it resets nothing: a match another worker holds is
     left to it, unless its lease runs out."""
@@ -574,7 +496,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
                       stats: LeagueStats | None = None, programs: Programs | None = None,
                       lease: float = LEASE_SECONDS, worker: str | None = None) -> int:
     """Claim and play the league's matches, ``concurrency`` at a time, until none is left to
-    claim (module docstring, 3 and "Several workers"); returns how many this worker recorded.
+    claim (docs/conduct.md, 3 and "Several workers"); returns how many this worker recorded.
 
     The first error that is not a match's own (the ledger cannot record, the recorder is
     gone) stops the league: the other matches are stopped and put back, and it is raised."""

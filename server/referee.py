@@ -5,61 +5,19 @@ and the rules must not know (STYLE.md 4): which bot holds which seat, deadlines,
 notices, forfeits, and the omniscient log. The transport (grpc.aio) lives in ``service.py``;
 this module only sees *links*, one per open stream.
 
-Conduct (DESIGN.md "Referee rules of conduct"), as implemented here — the README repeats it for
-bot authors:
+Conduct (DESIGN.md "Referee rules of conduct"; the README repeats it for bot authors): every
+decision has a deadline, ``move_seconds`` plus what is left of the seat's bank. A fault
+(``late``, ``out-of-range``, ``unknown-decision``, ``malformed``) is counted for the seat,
+answered by a ``Notice``, and never silently corrected. After ``max_faults`` faults the seat
+forfeits. A disconnected bot's decisions wait with no clock, within ``grace_seconds`` and
+``max_reconnects`` per match. A second stream with the same token replaces the first. Unusable
+messages and notices are rate-limited, and a link's outbox is bounded.
 
-* **Time.** Every decision has a deadline: ``move_seconds`` plus what is left of the seat's bank
-  (``bank_seconds`` per match). Time is measured by the referee from sending the decision to
-  receiving the answer; the part of an answer's time beyond ``move_seconds`` is taken from the
-  bank. Every decision carries ``time_left`` and ``bank_left``.
-* **Faults**, each counted for the seat, answered by a ``Notice``, and never silently corrected:
-  ``late`` (no answer by the deadline: the default action is played and the bank is spent),
-  ``out-of-range`` (a choice that is not an index of the actions: the default is played),
-  ``unknown-decision`` (an answer naming a seat the bot holds in a running match and a decision
-  id never sent to that seat — an invented id: nothing is played, the fault is counted),
-  ``malformed`` (a message with neither hello nor answer: every decision the bot has pending
-  gets the default action and a fault). A late answer is punished once, as ``late``: the answer
-  itself, arriving after the deadline (even after the match ended), is ignored with a notice.
-  An answer to a decision that was answered already (a duplicate, or an answer sent again after a
-  reconnect) is ignored with a notice and no fault. An answer naming a seat the bot does not
-  hold is ignored with a notice and counted against the bot, not a seat. Decision ids are unique
-  within a match, so a late answer is never taken for a later decision.
-* **Forfeit.** After ``max_faults`` faults in a match (0: never) the seat forfeits: the default
-  policy plays it out and it is placed below every seat that did not forfeit.
-* **Disconnects.** While a bot has no stream its decisions are held and no clock runs for them.
-  When it connects again, the decisions still waiting for it (only those: not the ones it
-  answered that wait for slower seats) are sent again, each with a fresh clock, and play goes
-  on. Two limits per bot and match bound what being away can cost the other seats:
-  ``grace_seconds`` is *all* the time the bot may be away during the match, summed over its
-  disconnects, and ``max_reconnects`` is how many new streams it may open (after losing one, or
-  replacing one) while a decision of that match waits for it — a reconnect while nothing of the
-  match waits costs the match nothing and is not counted there. Past either, every seat it holds in the match forfeits. So beyond the
-  time its decisions take anyway, a bot can delay one match by at most
-  ``grace_seconds + max_reconnects × (move_seconds + bank_seconds)`` (:meth:`TimeControl.worst_delay`).
-  A bot that has not connected when a match starts is away from that moment; one that has been
-  away for longer than the grace already (or that a league marked absent after its start
-  timeout) forfeits its seats at once, so a dead bot costs nothing.
-* **A second stream** with the token of a bot that is connected *replaces* the first (the newest
-  connection wins: the old one is most often a dead connection the server has not noticed yet).
-  The old stream gets a ``REPLACED`` notice naming the new peer and ends with ``ABORTED``; both
-  peers are logged. It counts as a reconnect in the bot's running matches.
-* **Floods.** Unusable messages (answers to seats the bot does not hold, invented or duplicate
-  answers, malformed or undecodable messages) are allowed at a rate: a bucket of ``FLOOD_BURST``
-  that refills at ``FLOOD_RATE`` a second. A connection that empties it is closed
-  (``RESOURCE_EXHAUSTED``) and the bot is away. Late answers never count. Notices about
-  unusable messages are rate-limited the same way (``NOTICE_BURST``, ``NOTICE_RATE``).
-* **A bot that stops reading.** A link's outbox holds at most ``OUTBOX_MESSAGES`` messages and
-  ``OUTBOX_BYTES`` bytes; past either, the stream is cut and the bot is treated as disconnected,
-  so the referee never buffers for a bot without bound.
+Watchers (``Referee.watchers``, the live web pages) are called synchronously on the event loop
+at a match's start, after each step and at its end. A watcher must return at once and never
+keep the game object; one that raises is dropped. Nothing waits for a watcher.
 
-Watchers (the live web pages, issue 15 point 4): ``Referee.watchers`` is a set of callables
-``watcher(kind, run, events)``, called synchronously on the event loop for every match: ``"start"``
-once the match is set up (``events``: the setup's), ``"step"`` after each step (``events``: the
-step's, ``len(run.match.steps)`` its number) and ``"end"`` when the match is over or stopped
-(``events``: none; ``run.result``, the result with forfeits placed last, is set if it finished).
-A watcher must return at once and never keep the game object (it changes afterwards): it copies
-what it needs then. An exception in a watcher is logged and the watcher dropped; the match goes
-on. Nothing waits for a watcher, so a slow reader can only lose its own frames.
+Design notes and measurements: docs/conduct.md (referee).
 """
 from __future__ import annotations
 

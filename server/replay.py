@@ -1,4 +1,4 @@
-"""A recorded match rebuilt at any step, for the replay viewer and its API (issue 15, point 3).
+"""A recorded match rebuilt at any step, for the replay viewer and its API.
 
 A match is replayed from its seed, options and steps (the choices by index, as
 :func:`cardarena.server.match.replay` does). Step ``k`` is the state after the first ``k``
@@ -8,19 +8,12 @@ The events of step ``k`` are those the match log numbers ``k``: the setup's at 0
 events that applying ``steps[k - 1]`` made (the same numbering as ``Match.log`` and the
 ledger's event log).
 
-What one seat is shown at a step is exactly what the referee sent it: ``game.view(seat)``, the
-dict the referee encodes into its Decision, with the labels of its legal actions in their
-canonical order (the index a bot answers is an index into that list). Nothing here is meant for
-a running match: only a finished match is public in full (the caller checks).
+What one seat is shown at a step is exactly what the referee sent it: ``game.view(seat)``, with
+the labels of its legal actions in their canonical order. Nothing here is meant for a running
+match: only a finished match is public in full (the caller checks). A :class:`Replay` is safe
+to share between threads; no request replays more than ``every`` steps.
 
-Cost: a :class:`Replay` plays the whole match once when it is made (to know every step's
-events and that the record replays) and keeps a copy of the game every ``every`` steps
-(checkpoints) and one *cursor*, the game at the step asked for last. A step at or a little
-after the cursor advances it (stepping forward costs one step); any other step starts from the
-nearest checkpoint before it, so no request replays more than ``every`` steps. Memory is
-``len(steps) / every`` copies of the game. A Replay is safe to share between threads (one
-lock); what it returns are the engines' views and snapshots, which share nothing the game
-changes later (``Game.views``).
+Design notes and measurements: docs/conduct.md (replay).
 """
 from __future__ import annotations
 

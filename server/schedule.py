@@ -5,56 +5,18 @@ duplicate set), written whole to the ledger before the first match is played. Ev
 is a pure function of the bots, the table size and the league seed: the same arguments give the
 same schedule, so a league is reproducible from its settings.
 
-Round robin (:func:`round_robin`, the default)
-    For every round, every group of K bots (combinations, in the order the bots are given)
-    plays once in every seat rotation: the group (a, b, c) plays as (a, b, c), (b, c, a) and
-    (c, a, b). With B bots that is C(B, K) × K matches per round: every bot plays equally
-    often, every pair meets equally often, and every bot sits in every seat equally often.
-
-Balanced (:func:`balanced`, ``--matches N``)
-    When a full round robin is too many matches (C(12, 4) × 4 = 1,980 per round), N matches
-    chosen so that
-
-    1. every bot plays equally often: the counts differ by at most one, and are equal when
-       N × K is a multiple of B (the tables are filled with the bots that have played least);
-    2. pairs meet as evenly as possible: among the tables of (1), bots are swapped between
-       tables to lower the sum of squares of the pair meetings (a local search that also takes
-       sideways steps, until every two pairs' meetings differ by at most one or it stops
-       finding better; tests/leagues measures what it reaches);
-    3. seats are rotated fairly: each table's seating is the assignment that gives its bots the
-       seats they have sat in least so far (an exact min-cost assignment per table), then
-       improved by swaps, so each bot's seat counts differ by at most one or two.
-
-    Ties are broken by a generator seeded from the league seed.
-
-Duplicate (``duplicate=True``, ``--duplicate``)
-    Each group plays the *same deal* (one seed) in all K seat rotations: the K matches form a
-    duplicate set (``MatchPlan.duplicate_set``), so every bot of the group held every seat's
-    cards once and luck of the deal cancels out when the set is scored as a whole. A round
-    robin has one set per group and round; a balanced schedule has N / K sets (N must then be
-    a multiple of K), its groups chosen as the tables of point 1 and 2 above, so plays are even
-    in whole sets (4 bots in 2 sets of 3: two bots play 6 matches, two play 3). Rotations are
-    the K cyclic ones, as above, not all K! orders.
-
-Gauntlet (``gauntlet=NAME``, ``--gauntlet NAME``)
-    One bot against the field: NAME sits at every table, with K − 1 of the others. A round of
-    its round robin is every group of K − 1 others with NAME, in every seat rotation
-    (C(B − 1, K − 1) × K matches): every opponent meets NAME equally often and NAME sits in
-    every seat equally often. A balanced gauntlet of N matches chooses the others' groups as
-    point 1 and 2 above (among the others), puts NAME in seat ``i mod K`` of the i-th match
-    (exactly even when N is a multiple of K) and the others in the seats they sat in least.
-    With duplicate, each group plays its deal in all K rotations, as above.
-
-Rounds one at a time (:func:`next_round`, ``--until-separated``)
-    A league that grows until its order is known adds one whole round at a time: round r of
-    the round robin (the same matches and seeds as round r of ``rounds=r + 1``), or, with
-    ``matches``, N more balanced matches chosen afresh (a generator seeded from the league seed
-    and r), numbered on from the rounds before; duplicate sets are never split across rounds.
+Kinds: :func:`round_robin` (the default: every group of K bots in every seat rotation),
+:func:`balanced` (``--matches N``: even plays, pair meetings and seats), duplicate
+(``--duplicate``: each group plays one deal in all K seat rotations, a duplicate set), gauntlet
+(``--gauntlet NAME``: one bot at every table) and :func:`next_round` (``--until-separated``:
+one whole round at a time; duplicate sets are never split across rounds).
 
 Seeds: a match's seed is derived from the league's key and its place in the schedule
 (:func:`derive_seed`), so it does not depend on the order matches are played in. The key is the
 league secret (:func:`cardarena.server.deal.new_secret`, HMAC-SHA-256) unless the organizer gave
-a seed (SHA-256 of it, reproducible); "league seed" below means that key.
+a seed (SHA-256 of it, reproducible).
+
+Design notes and measurements: docs/conduct.md (schedule).
 """
 from __future__ import annotations
 
@@ -98,7 +60,7 @@ def rotations(group: Sequence[str]) -> list[list[str]]:
 
 def round_robin(bots: Sequence[str], seats: int, rounds: int, seed: int | str, duplicate: bool = False,
                 gauntlet: str | None = None):
-    """The match plans of a round robin (module docstring), or of a gauntlet's round robin."""
+    """The match plans of a round robin (docs/conduct.md), or of a gauntlet's round robin."""
     check_bots(bots, seats)
     if rounds < 1:
         raise ScheduleError("rounds must be at least 1")
@@ -282,7 +244,7 @@ def _assignment(cost: list[list[float]]) -> list[int]:
 
 
 def _seat_tables(tables: list[list[int]], n_bots: int, seats: int, rng: random.Random) -> list[list[int]]:
-    """Each table as bots by seat, rotating seats fairly (module docstring, point 3)."""
+    """Each table as bots by seat, rotating seats fairly (docs/conduct.md, point 3)."""
     count = [[0] * seats for _ in range(n_bots)]
     seated = []
     for table in tables:
@@ -315,8 +277,8 @@ def _seat_tables(tables: list[list[int]], n_bots: int, seats: int, rng: random.R
 
 def balanced(bots: Sequence[str], seats: int, matches: int, seed: int | str, duplicate: bool = False,
              gauntlet: str | None = None, rnd: int = 0, first_set: int = 0):
-    """``matches`` match plans with even plays, pair meetings and seats (module docstring); with
-    ``gauntlet``, that bot at every table (module docstring, "Gauntlet"). ``rnd`` > 0 makes
+    """``matches`` match plans with even plays, pair meetings and seats (docs/conduct.md); with
+    ``gauntlet``, that bot at every table (docs/conduct.md, "Gauntlet"). ``rnd`` > 0 makes
     another round of ``matches`` (``--until-separated``), numbered on from the rounds before."""
     from cardarena.ratings import MatchPlan
 

@@ -1,47 +1,20 @@
 """Is bot A better than bot B? A sequential test that may be looked at after every round.
 
-Card games are luck-heavy, so telling two bots apart takes many matches, and how many is not
-known in advance. ``league run --until-separated`` adds rounds until the order it was asked
-about is known; this module says, from a league's results alone, which pairs are known. Pure
-functions, no I/O: the league (:mod:`cardarena.server.league`) calls them after every round and
-``league show`` calls them again on the ledger's results, to the same verdicts.
+``league run --until-separated`` adds rounds until the order it was asked about is known; this
+module says, from a league's results alone, which pairs are known. Pure functions, no I/O: the
+league (:mod:`cardarena.server.league`) calls them after every round and ``league show`` calls
+them again on the ledger's results, to the same verdicts.
 
-Paired outcomes
-    For a pair (A, B), a league yields one outcome ``d`` per *set* that seated both, in schedule
-    order (round, index): a complete duplicate set (one deal in every seat rotation) in a
-    duplicate league, else a finished match. ``d = +1`` if A placed above B in more of the set's
-    matches than below, ``−1`` if below in more, ``0`` if as often (a tie: no evidence).
+For a pair (A, B), each set that seated both (a complete duplicate set, else a finished match)
+gives one outcome ``d``, +1, −1 or 0, in schedule order. The test is testing by betting (a
+mixture of constant bets, :data:`BETS`, hedged on both sides). A pair is *separated* once its
+evidence reaches ``1 / α``; the verdict is then final. ``confidence = 1 − α`` is family-wise
+over every pair the league can ask about (Bonferroni, :func:`per_pair_alpha`): the chance that
+any pair is declared separated wrongly, or at all between two equal bots, is at most α, however
+often the league is looked at. Pairs not separated before ``--max-matches`` are reported as not
+separated by the cap.
 
-The test: testing by betting (a mixture of constant bets, hedged on both sides)
-    Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS B
-    86(1), 2024 (the hedged capital process); Shafer, "Testing by betting", JRSS A 184(2),
-    2021. A gambler who bets that A is better multiplies her capital by ``1 + λ·d`` per set; one
-    who bets that B is better by ``1 − λ·d``. For every λ of :data:`BETS` both gamblers start
-    with an equal share of one unit; the *evidence* is their total capital. If A and B are equal
-    (in every set, given the sets before, A is as likely to place above B as below), the
-    evidence is a nonnegative martingale of mean 1, so by Ville's inequality (1939) the chance
-    that it *ever* reaches ``1 / α`` is at most α, however long the league goes on and however
-    often it is looked at. A pair is *separated* once its evidence reaches ``1 / α``, towards
-    the side whose gamblers hold more; the verdict is then final. If A is at least as good as B
-    (in every set as likely to place above as below, or more), the capital of those who bet on
-    B is a nonnegative supermartingale, and a wrong verdict needs it to reach half of ``1 / α``
-    from its start at ½: again a chance of at most α.
-
-What "separated at 95 %" guarantees
-    ``confidence = 1 − α`` is family-wise, over every pair the league can ask about
-    (Bonferroni): each pair is tested at ``α / pairs`` (:func:`per_pair_alpha`): the C(B, 2)
-    pairs of a league's B bots, since which pairs are adjacent in the ranking is only known from
-    the results, or the gauntlet bot's pairs with each opponent. Then, whatever the bots'
-    strengths, the chance that *any* pair is declared separated in the wrong direction, or at
-    all between two equal bots, is at most α = 1 − confidence. It assumes only that a set's
-    outcome, given the sets before, does not depend on the test: so here, as the schedule fixes
-    every set's seeds and seats before it is played. The sets need not be alike (a set against
-    stronger third bots may end level more often). It says nothing about bots that differ too
-    little to be separated before ``--max-matches``: those pairs are reported as not separated
-    by the cap.
-
-tests/test_sequential.py checks the error rate by simulation on synthetic bots of known
-strength, and that a clearly better bot is separated within a few dozen sets.
+Design notes and measurements: docs/conduct.md (sequential).
 """
 from __future__ import annotations
 

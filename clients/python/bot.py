@@ -12,33 +12,14 @@ the index of its choice in ``decision.actions``::
     run(bot)   # address and token from CARDARENA_ADDRESS and CARDARENA_TOKEN
 
 ``run`` opens the one stream the protocol wants, says hello, answers decisions for every seat
-the bot holds in any number of concurrent matches, and reconnects after a lost connection
-(backing off, for up to ``retry_seconds``; the referee re-sends the decisions still waiting for
-it). It returns when the referee ends the stream for good, and exits with a clear message and a
-non-zero status on a wrong token, when the referee cuts the stream (a flood, a bot that does not
-read), or when another connection with the same token replaces this one (the referee keeps the
-newest stream: two copies of one bot cannot both play).
+the bot holds in any number of concurrent matches, reconnects after a lost connection (for up
+to ``retry_seconds``; the referee re-sends the decisions still waiting for it), and checks every
+revealed deal against its commitment (:mod:`cardarena.client.deal`). It returns when the referee
+ends the stream for good, and exits non-zero with a clear message on a wrong token, a cut
+stream or a replaced one. ``decision.view`` and ``decision.actions`` are plain dicts, the same
+JSON the engines produce in-process; an ``async def`` bot is awaited.
 
-``decision.view`` and ``decision.actions`` are plain dicts: exactly the JSON of the game's view
-and action messages, the same shape the engines produce in-process, so a strategy written for
-one runs in the other. An ``async def`` bot is awaited; a plain function is called directly
-(use ``threads=N`` to run slow synchronous bots in a thread pool). Optional methods of a bot
-object: ``on_start(match_start)``, ``on_end(match_end)``, ``on_notice(notice)`` (protobuf
-messages), and ``on_deal_mismatch(match_id, committed, computed)`` (below).
-
-The deal: a referee commits to each match's deal before its first decision
-(``MatchStart.deal_commitment``) and reveals the seed and salt in ``MatchEnd`` once the deal is
-spent. ``play`` checks them itself (:mod:`cardarena.client.deal`): one INFO line (logger
-``cardarena.client``) when the deal verifies, one ERROR line naming the match, the commitment
-received and the one computed when it does not, and then ``bot.on_deal_mismatch(match_id,
-committed, computed)`` (before ``on_end``) if the bot has it. No commitment (an older referee)
-or nothing revealed yet (another rotation of a duplicate set still plays the deal, an aborted
-match): no check. ``cardarena.client.deal_commitment(game, match_id, seed, salt)``
-computes a commitment by hand.
-
-Ladders (``cardarena serve --ladder``): the hello says which games the bot plays (``games=``, or
-``CARDARENA_GAMES=sixth-card,unsorted``; none: every game) and how many ladder matches it wants
-at once at most (``max_matches=``, or ``CARDARENA_MAX_MATCHES``; 0: the server's limit).
+The bot author's guide: clients/README.md ("Python", "Checking the deal").
 """
 from __future__ import annotations
 

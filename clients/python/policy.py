@@ -11,33 +11,14 @@
 
     run(policy_bot(masked_random))             # kind="pettingzoo", the default
 
-On ``match_start`` the bot learns the game, the number of seats and the options, and makes the
-game's :mod:`~cardarena.research.spaces` codec for them (one per game, player count and options,
-kept). On each decision, from ``decision.view`` and ``decision.actions`` alone (the same JSON as
-the engines' ``view(seat)`` and ``action_json(a)``):
+Each decision is answered from ``decision.view`` and ``decision.actions`` alone: through the
+game's :mod:`~cardarena.research.spaces` codec (``kind="pettingzoo"``), or from a game rebuilt
+from the view (``kind="openspiel"``: :func:`cardarena.research.from_view.determinize`, then a
+state of ``cardarena_<id>``). An action id that is not legal now raises :class:`ValueError` in
+the bot, and the referee's deadline plays the default action (a fault). numpy, PettingZoo and
+OpenSpiel are imported only when a policy bot is made.
 
-``kind="pettingzoo"``
-    calls ``policy({"observation": codec.observe(view), "action_mask": codec.mask(actions)})``,
-    the very dict :mod:`cardarena.research.pettingzoo`'s environment gives an agent, or
-    ``policy(observation, action_mask)`` when the policy takes two arguments; the returned
-    action id is mapped to the index of that legal action (``codec.pick``).
-``kind="openspiel"``
-    deals the cards the seat cannot see at random consistently with the view
-    (:func:`cardarena.research.from_view.determinize`), wraps that engine game as a state of
-    the registered OpenSpiel game ``cardarena_<id>`` (:func:`cardarena.research.openspiel.state_for`,
-    loaded with ``turn_based=True`` by default: a sealed step is asked seat by seat, the deciding
-    seat first and nothing chosen yet, which is the referee's question and what IS-MCTS
-    needs) and asks the policy: ``step(state)`` (a pyspiel bot) or
-    ``action_probabilities(state)`` (an OpenSpiel policy; the most probable action). ``policy``
-    may also be a function ``make(spiel_game) -> bot``, called once per game, player count and
-    options (an ``ISMCTSBot`` needs its game).
-
-An action id that is not legal now raises :class:`ValueError` in the bot; the SDK logs it and the
-referee's deadline plays the game's default action (a fault, as for any bot).
-
-The module imports numpy, PettingZoo and OpenSpiel only when a policy bot is made: ``import
-cardarena.client`` works without the research extra, and :func:`policy_bot` without it fails
-with one line naming ``pip install 'cardarena[research]'``.
+The bot author's guide: clients/README.md ("A policy from the lab as a bot").
 """
 from __future__ import annotations
 

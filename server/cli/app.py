@@ -5,31 +5,16 @@ Each command module (``bots``, ``leagues``, ``matches``, ``ratings``, ``ledger``
 ``play``, ``rules``, ``demo``) registers its commands on these apps; ``cardarena.server.cli.main``
 runs them and turns every known error into one line.
 
-Start-up (issue 18: ``cardarena --help`` under 200 ms, ``cardarena ratings`` under 300 ms, as
+Start-up (``cardarena --help`` under 200 ms, ``cardarena ratings`` under 300 ms, as
 new processes; bench/cli.py measures them). No command module imports the ledger, grpc, the
-games or asyncio when it loads; each command imports what it uses when it runs. Two choices
-about typer itself:
+games or asyncio when it loads; each command imports what it uses when it runs. Three choices
+about typer itself keep it so: help is click's plain text (``rich_markup_mode=None``; no help
+text uses rich markup); a group's ``str`` options, and its flags without an environment
+variable, skip typer's pydantic coercion (:func:`_plain_params`); and each command is a
+:class:`_LazyCommand`, built on its first use (tests/test_fast_cli.py checks every help text is
+the same either way).
 
-* **Help is click's plain text**, not typer's rich panels (``rich_markup_mode=None``): importing
-  typer's rich help (rich, its Markdown and traceback modules) costs ~140 ms CPU here, more
-  than half the budget of ``--help`` on its own (the interpreter and typer take ~120 ms). The
-  words are the same; the commands' list gives each command the whole first paragraph of its
-  help (:class:`_Group`), as the panels did, instead of click's cut at the width. No help text
-  uses rich markup.
-* **A text option is taken as the text it is.** Typer (0.20 and later) coerces every
-  parameter's value through a pydantic ``TypeAdapter``, built on first use even for an option
-  not given, and pydantic's import is ~130 ms CPU, the largest part of a short command. A
-  ``str`` option's value is already a ``str`` (from the command line, an environment variable
-  or its default), so a group's ``str`` options, and its flags without an environment
-  variable, get typer's own pass-through coercion instead (:func:`_plain_params`); every other
-  parameter keeps typer's. ``cardarena ratings`` then imports no pydantic at all.
-* **A command is built when it is used.** Typer turns every command of the app into a click
-  command (its parameters from the function's signature and annotations) before it parses the
-  command line: ~60 ms of ``--help``'s ~200 ms for 25 commands. Here each command is a
-  :class:`_LazyCommand` that answers the group's help list (its name, help and whether it is
-  hidden) from the function itself and is built by typer on its first other use, so a command
-  line builds the one command it runs (tests/test_fast_cli.py checks every help text is the
-  same either way). Another typer, without ``typer.main.get_command_from_info``, builds them all.
+Design notes and measurements: docs/conduct.md (CLI start-up).
 """
 import inspect
 

@@ -226,8 +226,8 @@ class Game(ABC):
     def spectator_view(self) -> dict:
         """What a spectator may know: everything every seat may know and nothing any seat alone
         knows (no hand, no card only one seat has seen), under the same keys as :meth:`view`
-        with the seat's own keys left out. A JSON-able snapshot; the live web page (issue 15,
-        point 4) draws it while the match runs. The conformance suite checks it is unchanged by
+        with the seat's own keys left out. A JSON-able snapshot; the live web page
+        draws it while the match runs. The conformance suite checks it is unchanged by
         ``resample_hidden`` for every seat."""
         raise NotImplementedError(f"{self.id} has no spectator view")
 

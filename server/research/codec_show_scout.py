@@ -4,51 +4,15 @@ a flat observation tensor of a seat's view.
 The :class:`~cardarena.research.spaces.Codec` s of ``scouting`` (rulings S1–S8) and ``scout``
 (O1–O7), whose play is the core they share, server/games/show_scout.py. They read only the view
 and action JSON (``ScoutingView`` / ``ScoutView``, ``ScoutingAction`` / ``ScoutAction`` of
-proto/cardarena/v1/scout.proto), so they serve in-process and over gRPC alike.
-
-The largest hand and the longest show
-=====================================
-``M`` = N × H − (N − 1), with ``H`` cards dealt to each of ``N`` seats (S1, O1: 12 / 11 / 9 to
-3 / 4 / 5 seats): **34** with 3 players, **41** with 4 or 5. Why it holds: a round's cards are
-the N × H dealt (nothing else enters a hand; scouted cards come off the table, which holds only
-shown cards), and while the round runs every other hand holds at least one card, since a hand
-emptied by a show ends the round at once (S6). So every insert position (a scout's, at most the
-hand's length before the insert) and every show's start is below ``M``.
-
-``C``, the longest show: Scouting **12** (a run A … Q; a set has at most the 4 cards of a value),
-SCOUT **10** (a run 1 … 10; a set has at most the 9 cards that carry a value, O1).
-
-Actions
-=======
-``p`` = 0 … M − 1; ``e`` the end, 0 ``left``, 1 ``right``; ``t`` turned, 0 or 1 (SCOUT only:
-Scouting's cards never turn, ``T`` = 1 way up; SCOUT ``T`` = 2):
-
-==========================  ====================================  ==============================
-ids                         action JSON (the id's fields)         meaning
-==========================  ====================================  ==============================
-s × C + (k − 1)             ``{"show": {"start", "count"}}``      show ``k`` cards from position
-                                                                  ``s`` (S2–S4)
-MC + (e×T + t) × M + p      ``{"scout": {"end", "turned",         scout end ``e`` into position
-                            "position"}}``                        ``p`` (S4, O3)
-MC + (2 + e)×T×M + t×M + p  ``{"scout_and_show": {…}}``           the scout opening a Scout &
-                                                                  Show (S5)
-MC + 4TM + f                ``{"flip": {"turn_hand"}}``           SCOUT only: keep (0) or turn
-                                                                  (1) the hand (O2)
-==========================  ====================================  ==============================
-
-``num_actions``: Scouting M × (C + 4): 544 (3 players), 656 (4–5); SCOUT M × (C + 8) + 2: 614
-(3), 740 (4–5). Neither game has options. Why two legal actions of one decision never share an
-id: within a decision the hand and the table are fixed, so a show's start and count fix its
-cards, and a scout's end fixes its card. :meth:`action_json_of` gives those fields; the cards and
-values follow from the hand and the table (use :meth:`pick` to find the legal action).
+proto/cardarena/v1/scout.proto), so they serve in-process and over gRPC alike. ``M``, the
+largest hand, is 34 with 3 players and 41 with 4 or 5; ``C``, the longest show, 12 (Scouting)
+or 10 (SCOUT).
 
 Observation
 ===========
-A flat float32 vector. ``N`` seats, relative to the observer (block ``k`` is the seat ``k``
-places to the left, ``(view.seat + k) % N``; block 0 is the observing seat). A card is ``F``
-wide: Scouting 12, the one-hot of its value; SCOUT 20, the one-hot of its active value (10)
-then of its other value (10), so a hand slot also shows what a flip or a turn would make of it.
-``V`` values (12, 10); ``P`` = N × H, the cards in play, scales the points.
+``N`` seats, relative to the observer (block 0 is the observing seat); a card is ``F`` wide
+(Scouting 12, SCOUT 20), ``V`` values (12, 10), ``P`` = N × H the cards in play. The table is
+the tensor's layout (tests/research checks it against ``layout()``):
 
 ===============  ==========  ================================================================
 name             size        value
@@ -72,10 +36,9 @@ clock            6           phase one-hot (``flip``, ``play``, ``over``); round
                              turns this round / the cap; Scout & Show in progress
 ===============  ==========  ================================================================
 
-Rounds are as many as seats (S7, O5), so ``round_scores`` has a slot for each. The shows of
-the round are public and so is everything in ``seat_state`` (show_scout.py). Nothing here is
-hidden from the seat: every part comes from its own view (the conformance suite checks it is
-unchanged by ``resample_hidden``).
+Nothing here is hidden from the seat: every part comes from its own view.
+
+Design notes and measurements: docs/research.md (codec_show_scout).
 """
 from __future__ import annotations
 

@@ -2,33 +2,14 @@
 
 The :class:`~cardarena.research.spaces.Codec` of ``sixth-card`` (rules: server/games/sixth_card.py,
 rulings C1–C14). It reads only the view and action JSON (``SixthCardView``, ``SixthCardAction``
-of proto/cardarena/v1/sixth_card.proto), so it serves in-process and over gRPC alike.
-
-Actions
-=======
-The same 56 ids at every player count and option set:
-
-==========  =====================  ==============================================================
-id          action JSON            meaning
-==========  =====================  ==============================================================
-0 … 51      ``{"play": "7♠"}``     lay this card (the sealed choice); id = the card's ladder code
-                                   (C2: A♣ = 0, A♦ = 1 … K♠ = 51, the rules text's 1 … 52 less 1)
-52 … 55     ``{"row": i}``         choose row ``i`` (0–3): too low (C9) or between twin rows (C7)
-==========  =====================  ==============================================================
-
-With two decks (C3) the two copies of a card are twins: the action names the card, the engine
-lists it once, and either copy laid is the same choice, so both share the card's id. Options
-never add an action (``exact_cards`` only removes cards), so 56 bounds every decision.
+of proto/cardarena/v1/sixth_card.proto), so it serves in-process and over gRPC alike. Actions:
+the same 56 ids at every player count and option set, 0 … 51 ``{"play": "7♠"}`` (the card's
+ladder code, C2) and 52 … 55 ``{"row": i}``; the two copies of a card of two decks share its id.
 
 Observation
 ===========
-A flat float32 vector of ``observation_shape = (size,)``, ``N`` = the number of seats.
-Seats are relative to the observer: seat block ``k`` is the seat ``k`` places to the left of the
-observer (``(view.seat + k) % N``), so block 0 is always the observing seat and a policy is
-independent of where it sits. Card blocks are 52 wide, indexed by ladder code; a "copies" value
-is the number of copies of that card divided by the number of decks (1 = every copy there is).
-Values lie in [0, 1] except the points, scaled by ``end_score`` (a total may pass it by the end),
-and the round (round 11 and later pass 1).
+``N`` seats, relative to the observer (block 0 is the observing seat); card blocks are 52 wide,
+by ladder code. The table is the tensor's layout (tests/research checks it against ``layout()``):
 
 ================  =====  =========================================================================
 name              size   value
@@ -53,10 +34,9 @@ chooser           N      phase ``row``: one-hot relative seat choosing a row (bl
 choice_reason     2      flags: ``too_low`` (C9), ``twin_rows`` (C7)
 ================  =====  =========================================================================
 
-The finished rounds' scores (``round_scores``) enter only through ``totals``; what the cards of
-earlier rounds were, the view no longer keeps either. Nothing here is hidden from the seat: every
-part comes from its own view (the conformance suite checks it is unchanged by
-``resample_hidden``).
+Nothing here is hidden from the seat: every part comes from its own view.
+
+Design notes and measurements: docs/research.md (codec_sixth_card).
 """
 from __future__ import annotations
 

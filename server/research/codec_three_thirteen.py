@@ -3,41 +3,15 @@
 The :class:`~cardarena.research.spaces.Codec` of ``three-thirteen`` (rules:
 server/games/three_thirteen.py, rulings R1–R11). It reads only the view and action JSON
 (``ThreeThirteenView``, ``ThreeThirteenAction`` of proto/cardarena/v1/three_thirteen.proto), so
-it serves in-process and over gRPC alike.
-
-Actions
-=======
-A card's code is its ladder code (A♣ = 0 … K♠ = 51) and the joker is 52. The same 108 ids at every
-player count and option set:
-
-==========  ===========================  =========================================================
-id          action JSON                  meaning
-==========  ===========================  =========================================================
-0           ``{"draw": "stock"}``        draw the top card of the stock
-1           ``{"draw": "discard_pile"}``  take the top card of the discard pile
-2 … 54      ``{"discard": "K♠"}``        discard this card: id = 2 + code (R5)
-55 … 107    ``{"go_out": "K♠"}``         go out, discarding this card: id = 55 + code (R6)
-==========  ===========================  =========================================================
-
-Nothing is lost by numbering cards rather than arrangements: a seat never chooses its melds. The
-referee lays the arrangement that leaves the fewest points (R7), so going out is one choice per
-discard, and the engine lists each of them once. Identical cards of several decks (R1) are one
-choice and share their card's id, as the engine lists each different card once. The bound holds
-whatever the hand: a hand of at most 14 cards (13 in round 11, plus the draw) holds at most 14
-different codes, each with one discard id and one go-out id; the rounds option only shortens
-the game.
+it serves in-process and over gRPC alike. Actions: the same 108 ids at every player count and
+option set, 0 and 1 the draws, 2 + code a discard, 55 + code going out (A♣ = 0 … K♠ = 51, the
+joker 52); a seat never chooses its melds (R7).
 
 Observation
 ===========
-A flat float32 vector of ``observation_shape = (size,)``, ``N`` = the number of seats. Seats are
-relative to the observer: seat block ``k`` is the seat ``k`` places to the left of the observer
-(``(view.seat + k) % N``), so block 0 is always the observing seat and a policy is independent of
-where it sits. Card blocks are 53 wide, indexed by code (the joker last); a "copies" value is the
-number of copies of that card divided by the copies in the game (``decks`` of each standard card,
-``2 × decks`` jokers), so 1 = every copy there is. Values lie in [0, 1] except the totals
-(scaled by 100; a long game passes it) and the melds counted per place, which may pass 1: one
-deck's four 7s make two sets of 7s with two wilds, and a wild may stand on a run's place that
-another run of the suit holds.
+``N`` seats, relative to the observer (block 0 is the observing seat); card blocks are 53 wide,
+by code, the joker last. The table is the tensor's layout (tests/research checks it against
+``layout()``):
 
 ==============  =====  ===========================================================================
 name            size   value
@@ -66,10 +40,9 @@ table_sets      13     per rank A … K: sets of that rank on the table / decks
 table_runs      52     per suit ♣ ♦ ♥ ♠ × rank A … K: runs on the table covering that place / decks
 ==============  =====  ===========================================================================
 
-The finished rounds' scores (``round_scores``) enter only through ``totals``; who laid which card
-of a meld (``laid_by``) and which of a meld's cards stand as wilds is not encoded (the table's
-cards and the places the melds cover are). Nothing here is hidden from the seat: every part comes
-from its own view (the conformance suite checks it is unchanged by ``resample_hidden``).
+Nothing here is hidden from the seat: every part comes from its own view.
+
+Design notes and measurements: docs/research.md (codec_three_thirteen).
 """
 from __future__ import annotations
 

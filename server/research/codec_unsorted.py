@@ -3,56 +3,14 @@ observation tensor of a seat's view.
 
 The :class:`~cardarena.research.spaces.Codec` of ``unsorted`` (rules: server/games/unsorted.py,
 rulings U1–U17). It reads only the view and action JSON (``UnsortedView``, ``UnsortedAction`` of
-proto/cardarena/v1/unsorted.proto), so it serves in-process and over gRPC alike.
-
-The largest hand
-================
-``L`` = the deal's hand size + 7: **17** with 3 or 4 players (10 dealt), **14** with 5 (7 dealt).
-Why it holds: a hand starts each deal with the dealt cards (U14) and grows only by its own two
-spares (U6: at most +2 a deal) and by the cards its seat draws as a round's winner (U11). Only 2
-Draw cards exist (U1) and a played card stays on the discard pile for the rest of the deal (U11:
-never reshuffled), so a deal sees at most 2 Draw cards played and at most 6 cards drawn, and
-every round's winner played at least one card in that round (U10: the Stop, the highest
-combination, or a Draw lead). So drawing adds at most 3 × 2 − 1 = 5 cards net (one round with
-both Draw cards), and a hand never holds more than dealt + 2 + 5 cards. Every insert position
-(a spare's, a drawn card's) is therefore below ``L`` (it is at most the hand's length before the
-insert, at most ``L − 1``), and so is every block's start.
-
-Actions
-=======
-``L`` positions, ``p`` = 0 … L − 1; ids by block of the table, in this order:
-
-=============  ===================================  ============================================
-ids            action JSON (the id's fields)        meaning
-=============  ===================================  ============================================
-p × 60 + k     ``{"play": {"position", "kind",      a combination from hand position ``p``;
-               "number"}}``                         ``k`` = (kind − 1) × 12 + (number − 1), kind
-                                                    1 single, 2 two-run, 3 pair, 4 three-run,
-                                                    5 three of a kind (U2), number 1 … 12 (U3)
-60L + p        ``{"stop": {"position"}}``           the Stop card at position ``p`` (U5)
-61L + p        ``{"draw": {"position"}}``           the Draw card at position ``p`` (U5, U8)
-62L + s×L + p  ``{"take_spare": {"spare",           spare ``s`` (0, 1) into position ``p`` (U6)
-               "position"}}``
-64L + p        ``{"put_drawn": {"position"}}``      the drawn card into position ``p`` (U11)
-=============  ===================================  ============================================
-
-``num_actions`` = 65 L: 1105 with 3–4 players, 910 with 5; the options (``long_game``,
-``max_deals``) change no action. Why two legal actions of one decision never share an id: the
-hand is fixed within a decision, so the position and the kind (which fixes the block's length:
-1, 2 or 3 cards) fix the block's cards, and the cards with the kind and number fix the jokers'
-declared numbers (two-run and pair: the joker is the missing number; three-run: the numbers of
-the run missing from the naturals; a joker single: the number; U4); a Stop or Draw card, a drawn
-card, a spare ``s`` are one card each. So :meth:`action_json_of` gives those fields, and the rest
-(``cards``, ``jokers``, ``card``) follows from the hand: use :meth:`pick` to find the legal
-action. Some ids are never legal (a two-run numbered 1, a three-run numbered 1 or 2): the table
-stays a plain product.
+proto/cardarena/v1/unsorted.proto), so it serves in-process and over gRPC alike. ``L``, the
+largest hand, is **17** with 3 or 4 players and **14** with 5; ``num_actions`` = 65 L.
 
 Observation
 ===========
-A flat float32 vector, ``N`` = the number of seats, ``F`` = 15 card faces (0 joker, 1 … 12 the
-number cards A … Q, 13 Stop ♣♠, 14 Draw ♦♥; U1: suits count for nothing else). Seats are relative
-to the observer: seat block ``k`` is the seat ``k`` places to the left (``(view.seat + k) % N``),
-so block 0 is always the observing seat.
+``N`` seats, relative to the observer (block 0 is the observing seat); ``F`` = 15 card faces
+(0 joker, 1 … 12 A … Q, 13 Stop, 14 Draw). The table is the tensor's layout (tests/research
+checks it against ``layout()``):
 
 ===============  ============  ==========================================================
 name             size          value
@@ -80,11 +38,9 @@ clock            10            phase one-hot (``play``, ``draw``, ``over``); dea
                                ``max_deals`` (0 without a cap)
 ===============  ============  ==========================================================
 
-Bounds behind the scales: a game lasts at most (chips in the game + 1) deals (U15); a deal at
-most 54 rounds (each round's leader plays a card, and a card is played once a deal). Earlier
-deals leave only the chips and the last deal's losers, as in the view. Nothing here is hidden
-from the seat: every part comes from its own view (the conformance suite checks it is unchanged
-by ``resample_hidden``).
+Nothing here is hidden from the seat: every part comes from its own view.
+
+Design notes and measurements: docs/research.md (codec_unsorted).
 """
 from __future__ import annotations
 

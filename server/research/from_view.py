@@ -6,45 +6,17 @@ IS-MCTS, a determinized Monte Carlo) needs a whole state to play forward from. :
     game = determinize("sixth-card", decision.view, rng)
     assert game.view(decision.view["seat"]) == decision.view
 
-:func:`determinize` rebuilds everything the view shows (Sixth Card's rows, penalty piles,
-cards played this round and a pending row choice; the others' tables, discard piles, melds,
-shows, spares and the cards known face up in hands; every game's scores, turn and phase) and
-deals every card the seat cannot see — the other hands' unseen cards and the stock, draw pile
-or cards out of play — at random, uniformly among the deals consistent with the view: the cards of the deck that the view does not show, shuffled, each
-other seat given as many as the rules say it holds. Future shuffles (the next rounds' deals)
-come from a generator seeded from ``rng``. So the game's ``view(seat)`` equals the given view
-(key for key), the game plays on legally to the end, and two calls with the same ``rng`` state
-give the same game.
+:func:`determinize` rebuilds everything the view shows and deals every card the seat cannot see
+at random, uniformly among the deals consistent with the view (not weighed by the other seats'
+past choices). The game's ``view(seat)`` equals the given view, the game plays on legally to
+the end, and two calls with the same ``rng`` state give the same game.
 
 It sets each engine's state attributes directly (the engines keep no constructor for a given
 state), so a change to an engine's state has to follow here; tests/research/test_from_view.py
-checks every game along random matches. It is a uniform determinization, not a posterior one: it does not weigh the deals by how
-likely the other seats' past choices made them (no inference about their hands); that is left
-to the search that uses it.
+checks every game along random matches. Games: every registered one (:func:`supported`); a game
+added later without a determinizer here raises :class:`NotImplementedError` naming it.
 
-Games: every registered one (:func:`supported`); a game added later without a determinizer
-here raises :class:`NotImplementedError` naming it.
-
-Rulings the rebuild relies on (shared/RULINGS.md): Sixth Card C3 (one or two decks, twins),
-C4 (a turn's cards stay sealed until all have chosen: the other hands in phase ``choose`` hold
-as many cards as the seat's), C6–C9 (which rows a pending choice offers, recomputed from the
-rows and the waiting card), C10 (penalty piles are public), C12 (the dealer). Three Thirteen
-R1 (decks by players), R2 (the wild rank), R5 (the card just taken from the discard pile may
-not be discarded: the view names it only to its taker, so for the seat to act it is inferred
-as the last discard when that is the last card the seat took; with several decks a twin taken
-earlier and still held can be mistaken for it), R6/R7 (the melds on the table and who laid
-their cards), R9 (rebuilds of the stock), R11 (the turns of the round, counted from the
-discards). Scouting and SCOUT S1/O1 (the deck by players;
-Scouting's cards left out unseen), S4 (a beaten show is captured face down: every card shown
-this round that is neither on the table nor in a hand), S5 (a Scout & Show in progress), S8/O6
-(the turns of the round), O2 (a hand turned or not; an unseen SCOUT card lies a random way up,
-as ``resample_hidden`` deals it), O3 (a scouted card is face up in its new hand). Unsorted
-U6 (a spare taken is face up in its hand), U10 (the Stop player wins the round), U11 (the
-winner's draw: the card being placed is the pile's top, known to the drawer; how many it draws
-in all is taken as 3 a Draw card, which a draw emptying the pile may not have had), U12 (seats out of
-the deal; the round's acting order from the leader), U15 (chips; a finished game's losers are
-the last deal's losers left without a chip, the one case the view does not tell apart from
-the deal cap).
+Design notes and measurements: docs/research.md (from_view).
 """
 from __future__ import annotations
 

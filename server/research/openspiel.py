@@ -10,70 +10,12 @@ its id with underscores (``cardarena_sixth_card``, ``cardarena_three_thirteen``,
 
 The engine plays the rules; this module only translates. Its actions are the game's fixed ids
 (:func:`cardarena.research.spaces.codec`), its tensors the codec's observation of the seat's
-view, so a policy trained here reads the same numbers as a bot in the arena.
+view, so a policy trained here reads the same numbers as a bot in the arena. Chance is one node
+at the start (the seeds ``0 … seeds − 1``); sealed steps are ``SIMULTANEOUS`` unless
+``turn_based=true``; utilities are place-based, zero-sum, paid at the end; observations are
+built from ``view(seat)`` alone. :func:`state_for` wraps an engine game that already exists.
 
-Parameters
-==========
-``players`` (default 4; the game's range) · every option of the game under its own name and
-type (``Option`` specs in each game's ``option_specs``: int, float, bool or str) · ``seeds``
-(default 10 000: the deals, see Chance) · ``turn_based`` (default false: see Dynamics) ·
-``max_game_length`` (default: the game's bound, see Length).
-
-Chance
-======
-The engines are seeded once and deal every round from that seed (DESIGN.md: chance comes only
-from the seed), so a match's chance is one choice: a chance node at the start whose outcomes
-are the seeds ``0 … seeds − 1``, uniform; outcome ``s`` is the match ``new_game(game, players,
-s, options)`` plays (the match ``cardarena`` replays with seed ``s``). So this game samples its
-deals from ``seeds`` seeds, not from every shuffle there is: raise ``seeds`` for more deals
-(``chance_outcomes()`` lists them all). Every later shuffle is the engine's, from its seed, and
-no further chance node shows it. A state from :meth:`CardArenaState.resample_from_infostate`
-holds another deal of what the seat cannot see, and its future shuffles reseeded (the engine's
-``resample_hidden``), while its ``history()`` still names the first seed: the history is how the
-state was reached, not what it holds.
-
-Dynamics
-========
-Sixth Card (C4: the card choice) and SCOUT (O2: the whole-hand flip) have sealed simultaneous
-steps: their games are ``SIMULTANEOUS``, ``current_player()`` is ``SIMULTANEOUS`` where every
-seat chooses at once and the seat itself where one seat acts (Sixth Card's row choices, SCOUT's
-turns); ``apply_actions`` takes one id a seat. Unsorted, Scouting and Three Thirteen are
-``SEQUENTIAL``. With ``turn_based=true`` a sealed step is asked seat by seat, seat 0 first and
-then leftwards (:func:`state_for` can start at another seat), and nothing is revealed until the last seat has chosen (the others' choices stay out of every
-string and tensor, as in the PettingZoo environment); the game is then ``SEQUENTIAL``, which
-OpenSpiel's IS-MCTS needs. ``pyspiel.convert_to_turn_based`` does the same, but its states
-cannot be resampled, so IS-MCTS cannot search them.
-
-Utilities
-=========
-Place-based, paid at the end only (``TERMINAL``): linear in the place, +1 first … −1 last, tied
-seats sharing the mean of the places they cover (:func:`cardarena.research.spaces.place_rewards`,
-the PettingZoo layer's default), so every match sums to 0: ``ZERO_SUM``, utilities in [−1, 1].
-
-Length
-======
-``max_game_length`` counts decisions (a simultaneous step is one, each seat of a ``turn_based``
-step one). It is the bound the rules and their caps give a match (:func:`length_bound`: Three
-Thirteen's R11, 150 turns a seat a round; Scouting's S8 and SCOUT's O6), never reached. A
-smaller ``max_game_length`` may be given: a match that reaches it ends there as a draw (every
-return 0), as OpenSpiel's own games end at their length limits.
-
-Observations
-============
-``make_py_observer`` gives the observer of every string and tensor: the tensor is
-``codec.observe(view(seat))`` (its parts in ``dict`` by the codec's ``layout()``), the string is
-the view, a line a key with its value as JSON (``rows: [{"cards":["10♦"],"points":3},…]``). Both are built from ``view(seat)`` alone, so they hold nothing
-the seat may not know (the conformance suite checks the view is unchanged by
-``resample_hidden``). The information state is the view too: the view keeps the public history
-a good player remembers (DESIGN.md), so it is perfect recall as far as the view remembers (an
-Unsorted seat's view forgets the plays of earlier deals; Sixth Card's, the cards of earlier
-rounds). Before the deal (the chance node) both are empty: a zero tensor, ``"before the deal"``.
-
-For the arena
-=============
-:func:`state_for` wraps an engine game that already exists (one rebuilt from a view by
-:func:`cardarena.research.from_view.determinize`, say) in a state of the registered game, so a
-bot can run an OpenSpiel algorithm from the decision it was sent.
+Design notes and measurements: docs/research.md (openspiel).
 """
 from __future__ import annotations
 
@@ -108,7 +50,7 @@ def game_name(game_id: str) -> str:
 
 
 def length_bound(game_id: str, players: int, options: Mapping[str, Any], turn_based: bool = False) -> int:
-    """The most decisions a match can take (see Length in the module docstring).
+    """The most decisions a match can take (see Length in docs/research.md).
 
     Sixth Card: 10 turns a round, each one card choice (``players`` of them turn-based) and at
     most one row choice a seat; rounds as the option says, else at most ``players × (end_score

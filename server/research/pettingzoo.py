@@ -12,85 +12,13 @@ sees exactly what the seat's ``view(seat)`` shows and picks fixed action ids::
         action = None if terminated else e.action_space(agent).sample(obs["action_mask"])
         e.step(action)
 
-Agents and spaces
-=================
-Agents are ``"seat_0"`` … ``"seat_<n-1>"`` (seat numbers as everywhere else). Every agent has
-the same spaces, made from the codec of the game, the player count and the options:
+Agents are ``"seat_0"`` … ``"seat_<n-1>"``. A sealed simultaneous step is asked seat by seat
+and applied together, and no seat sees what an earlier one chose. An illegal id raises
+:class:`IllegalActionId` in the raw environment and ends the match under :func:`env`'s wrappers.
+Rewards come on the last step only (``reward="place"`` or ``"score"``). Same seed, same actions
+→ same trajectory. ``parallel_env`` is the same match as a ``ParallelEnv``.
 
-* ``observation_space``: ``Dict(observation=Box(float32, codec.observation_shape),
-  action_mask=Box(int8, (codec.num_actions,)))``. ``observation`` is ``codec.observe(view(seat))``
-  (the layout per game: ``codec.layout()``); the Box is unbounded (the codecs promise finite
-  values, not a range). ``action_mask`` is 1 exactly at the ids of the seat's legal actions
-  while the seat still has to choose in the current step, all 0 otherwise (a seat waiting for
-  others, or a finished match).
-* ``action_space``: ``Discrete(codec.num_actions)``: an action is a fixed action id.
-
-Turns, and the sealed simultaneous choices
-==========================================
-The engine's ``to_act()`` drives the order. When it names one seat, that agent is
-``agent_selection``. When it names several (Sixth Card's sealed card choice, C4; SCOUT's flip
-before a round, O2), those agents act one after another in the order ``to_act()`` lists them
-(seat order); the environment holds
-each choice and applies them all together (one ``game.apply``) when the last has chosen. Until
-then nothing changes: every observation is still built from ``game.view(seat)`` of the state
-before the step, which shows no pending choice, so a seat choosing later in the step cannot see
-what an earlier one chose. A seat that is not to act is never ``agent_selection``.
-
-Illegal actions
-===============
-:class:`CardArenaEnv` (the raw environment, also ``raw_env``) raises :class:`IllegalActionId` (a
-``ValueError``) for an id that is not legal now and changes nothing. :func:`env` wraps it as
-PettingZoo's classic card and board games are wrapped: ``TerminateIllegalWrapper`` (an illegal
-id ends the match for everybody, the offender's reward −1, everybody else's 0),
-``AssertOutOfBoundsWrapper`` (an id outside ``Discrete(num_actions)`` is an assertion error) and
-``OrderEnforcingWrapper`` (``step`` before ``reset`` is an error). The referee, by contrast,
-plays the default action on a fault (DESIGN.md); a policy that trains on masked ids never meets
-either.
-
-Rewards
-=======
-Zero on every step but the last; on the last step every agent receives its whole reward and
-every agent is terminated (no truncation: the games end by themselves, with their caps).
-
-* ``reward="place"`` (default): linear in the place, +1 for first … −1 for last,
-  ``1 − 2·(place − 1)/(n − 1)``. Tied seats share the places they cover: each gets the mean of
-  those places' rewards (two seats tied for first of three get (1 + 0)/2 = 0.5 each, the third
-  −1). So the rewards of a match always sum to 0.
-* ``reward="score"``: the game's final score, the sign turned where fewer points win (Sixth
-  Card's penalty points, Three Thirteen's points left in hand), divided by :func:`score_scale`
-  so that a whole match's score is about 1: Sixth Card the end score (66 by default), Three
-  Thirteen 100, SCOUT and Scouting 10, Unsorted 1 (its score is already 1 for a winner, 0 for a
-  loser, or the chips left under ``max_deals``).
-
-Seeds
-=====
-``reset(seed=s)`` starts the engine's match with seed ``s`` (the same match ``new_game(game,
-players, s, options)`` starts, so ``cardarena`` replays and the arena agree); ``reset()``
-without a seed starts the next match with a seed drawn from a generator seeded by the last
-given seed (or by the operating system before any). Same seed, same actions → same
-trajectory. The ``options`` argument of ``reset`` is accepted and ignored: the game's options
-are fixed when the environment is made, because the spaces depend on them.
-
-Rendering
-=========
-``render()`` is the match in words as the seat to act sees it: the events it saw in the last
-step (``game.event_text``), its view, and its legal actions (``game.action_label``) with their
-ids. ``render_mode="ansi"`` returns that text; ``"human"`` prints it (and does so after every
-``reset`` and ``step``).
-
-Parallel play
-=============
-``parallel_env(game, players=…, …)`` is the same match as a PettingZoo ``ParallelEnv``: each
-``step(actions)`` takes one id from every seat in ``to_act()`` (Sixth Card's sealed card
-choice: every seat at once) and applies them together; the ids of the other agents, whose
-masks are all 0, are ignored and may be left out. It suits Sixth Card and SCOUT's flip; in the
-turn-based steps (Sixth Card's row choices, C7 and C9, and every step of the other games) one
-agent acts and the rest wait, so the AEC environment is the natural one there, and
-``metadata["is_parallelizable"]`` is False (PettingZoo's ``aec_to_parallel`` assumes every
-agent acts in every cycle). An illegal id of a seat to act ends the match as
-``TerminateIllegalWrapper`` does in :func:`env`: −1 for each offender, 0 for everybody else.
-Rewards, seeds, observations and render are those of the AEC environment.
-
+Design notes and measurements: docs/research.md (pettingzoo).
 """
 from __future__ import annotations
 
@@ -121,7 +49,7 @@ class IllegalActionId(ValueError):
 
 
 class CardArenaEnv(AECEnv):
-    """One cardarena game as a PettingZoo AEC environment (see the module docstring)."""
+    """One cardarena game as a PettingZoo AEC environment (see docs/research.md)."""
 
     def __init__(self, game: str, players: int, render_mode: str | None = None,
                  reward: str = "place", **options: Any):
@@ -297,7 +225,7 @@ def env(game: str, players: int, render_mode: str | None = None, reward: str = "
 
 class CardArenaParallelEnv(ParallelEnv):
     """One cardarena game as a PettingZoo parallel environment over :class:`CardArenaEnv`
-    (see "Parallel play" in the module docstring)."""
+    (see "Parallel play" in docs/research.md)."""
 
     def __init__(self, game: str, players: int, render_mode: str | None = None,
                  reward: str = "place", **options: Any):

@@ -1,30 +1,22 @@
 """Fixed action ids and observation tensors: what PettingZoo, OpenSpiel and most learners need.
 
-A :class:`Codec` is made for one game, one player count and one set of options (the numbers of
-actions and the tensor's shape may depend on them: a second deck, more seats). It works on JSON
-only, the very dicts a bot receives: ``view(seat)`` and ``action_json(a)`` in-process, or
-``decision.view`` and ``decision.actions`` over gRPC. So it can encode nothing a seat may not
-know (the conformance suite checks the tensor is unchanged by ``resample_hidden(seat)``), and a
-policy trained in-process sees the same numbers when it plays in the arena.
+A :class:`Codec` is made for one game, one player count and one set of options. It works on JSON
+only, the very dicts a bot receives (``view(seat)`` and ``action_json(a)`` in-process, or
+``decision.view`` and ``decision.actions`` over gRPC), so it can encode nothing a seat may not
+know, and a policy trained in-process sees the same numbers when it plays in the arena.
 
 The contract each game's codec keeps (tests/research checks it on every game and player count):
-
-- ``num_actions``: every action the game can ever offer at this player count and these options
-  has an id in ``range(num_actions)``; two different legal actions of one decision never share
-  an id; ``action_json_of(action_id(j))`` agrees with every legal action JSON ``j`` in the
-  fields it gives (an id fixes what the seat chooses; the cards a block or a scout carries
-  follow from the hand, so :meth:`Codec.pick` finds the legal action of an id).
-- ``observation_shape``: ``observe(view)`` is a float32 array of exactly that shape, every value
-  finite; ``layout()`` names its parts (the docs print it).
-- ``mask(actions_json)``: an int8 vector of ``num_actions``, 1 exactly at the ids of the legal
-  actions.
+every action the game can ever offer has an id in ``range(num_actions)``; two legal actions of
+one decision never share an id, and :meth:`Codec.pick` finds the legal action of an id;
+``observe(view)`` is a finite float32 array of ``observation_shape``, its parts named by
+``layout()``; ``mask(actions_json)`` is 1 exactly at the ids of the legal actions.
 
 Game codecs are registered by game id in ``CODEC_MODULES`` (module ``cardarena.research.codec_<x>``
-defines ``CODEC``, a class or a dict of them by game id); :func:`codec` makes one.
+defines ``CODEC``, a class or a dict of them by game id); :func:`codec` makes one. The rewards of a
+finished match, shared by the PettingZoo and OpenSpiel layers, are here too: :func:`place_rewards`
+and :func:`score_rewards`.
 
-The rewards of a finished match, shared by the PettingZoo and OpenSpiel layers, are here too:
-:func:`place_rewards` (linear in the place, +1 first … −1 last, ties share) and
-:func:`score_rewards` (the final score, higher is better, over :func:`score_scale`).
+Design notes and measurements: docs/research.md (spaces).
 """
 from __future__ import annotations
 
