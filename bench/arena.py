@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The arena under load (issue 16, point 8): ``--bots`` connected bots (default 200) on three
+"""The arena under load: ``--bots`` connected bots (default 200) on three
 ladders for ``--seconds`` (default 60) against a real ``cardarena serve --ladder … --no-web``.
 
 The bots are registered in a temporary ledger first; then this process holds every bot's stream

@@ -1,6 +1,6 @@
 """CLI start-up benchmark: ``cardarena --help`` (and a command's, ``league run --help``) and
 ``cardarena ratings`` as a user runs them, a new process each time, on a 100,000-match ledger
-(targets, issue 18: under 200 ms and 300 ms).
+(targets: under 200 ms and 300 ms).
 
     .venv/bin/python bench/cli.py                      # builds (once) and caches the ledger in /tmp
     .venv/bin/python bench/cli.py --db big.db --runs 21 --top 15

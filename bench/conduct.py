@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What hostile and unlucky bots cost, measured with real bot processes (issue 13's figures).
+"""What hostile and unlucky bots cost, measured with real bot processes.
 
 1. **Staller**: a 3-match Sixth Card league (tables of 3) of two random bots and a bot that drops
    its stream on every decision and comes back just inside the grace (9.5 s of 10), at the CLI's

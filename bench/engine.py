@@ -7,7 +7,7 @@ core, one process. Usage: python bench/engine.py [--seconds S] [--game ID] [--pl
 
 Then Three Thirteen's meld solver: its mean and worst time on random 13-card hands, and its
 worst case over the hands play can reach (``solver_worst_case``), in CPU time (the least of a
-few calls: the machine may be shared), against the target of 5 ms a call (issue 14):
+few calls: the machine may be shared), against the target of 5 ms a call:
 
 * played games: every call the engine makes (2–8 seats, random and heuristic bots);
 * a search for slow hands: hill climbing from random starts over hands of n cards in the round
@@ -318,7 +318,7 @@ def _constructed_hands(rng, count: int) -> list[tuple]:
     return out
 
 
-#: slow hands found by hand or by longer searches (issue 14): the kind of call, the wild rank,
+#: slow hands found by hand or by longer searches: the kind of call, the wild rank,
 #: the hand, and the table as (kind, key, low, cards) — all reachable with four decks
 KNOWN_SLOW = (
     ("going out", 12, "8♠ 9♠ Q♣ Q♣ Q♣ Q♦ Q♦ Q♥ Q♥ Q♠ K♣ K♦ K♠", ()),
@@ -669,7 +669,7 @@ def _known_slow_calls() -> list[tuple]:
     return calls
 
 
-#: the solver's target at worst (issue 14), per call, in CPU ms
+#: the solver's target at worst, per call, in CPU ms
 TARGET_MS = 5.0
 #: how many more times the slowest calls are measured before the verdict (a second apart)
 AGAIN = 5

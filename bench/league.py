@@ -29,7 +29,7 @@ share the same cores). Printed, never asserted.
 
 On SQLite several workers on one file are allowed (one machine only), and serialised: every
 claim, lease renewal and record is a ``BEGIN IMMEDIATE`` transaction, one writer at a time,
-the others queueing on the 30 s busy timeout (ratings/ledger.py). On PostgreSQL claims are
+the others queueing on the 30 s busy timeout (docs/ledger.md). On PostgreSQL claims are
 ``SELECT … FOR UPDATE SKIP LOCKED`` (no worker waits for another), and the records of one game
 take turns under the game's advisory lock. The time of ``record_match`` itself, alone, is
 bench/ledger.py's.

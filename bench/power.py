@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Duplicate's power (issue 20, point 3): how many matches rank the better bot above the worse
+"""Duplicate's power: how many matches rank the better bot above the worse
 one with 95 % confidence, in plain and in duplicate play, per game at 3 and 4 seats.
 
     .venv/bin/python bench/power.py                       # every game, 3 and 4 seats, 60 sets

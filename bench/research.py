@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Research layers' speed: decisions per second of every game through the raw engine, the codec,
-PettingZoo and OpenSpiel, next to OpenSpiel's C++ card games and RLCard's Python ones (issue 19).
+PettingZoo and OpenSpiel, next to OpenSpiel's C++ card games and RLCard's Python ones.
 
     .venv/bin/python bench/research.py                  # every game at 4 seats, a few minutes
     .venv/bin/python bench/research.py --quick          # about 20 s: short budgets, short matches

@@ -25,7 +25,7 @@ the real `cardarena web` and a real HTTP client.
    of URL, ``--requests`` requests one after another,
    then as many again from ``--concurrency`` clients at once, over varied games, leaderboard
    pages, bots and matches (drawn with a fixed seed). Printed per kind: p50, p99 and max of
-   each run, the very first request (a cold cache), against the targets of issue 15 (p99 under
+   each run, the very first request (a cold cache), against the targets (p99 under
    50 ms a page, under 20 ms an API call), then one summary line with the machine's load
    average (1, 5 and 15 minutes) before and after the measures: the machine is shared, and a
    loaded one slows every figure. The second run asks for the URLs of the first (in the other
@@ -65,7 +65,7 @@ from cardarena.server.match import RandomBot, StrategyBot, play_match
 
 GAMES = ("sixth-card", "unsorted", "scouting", "scout", "three-thirteen")
 SEATS = (3, 4, 5)
-PAGE_MS, API_MS = 50.0, 20.0  # issue 15's targets for the p99
+PAGE_MS, API_MS = 50.0, 20.0  # the targets for the p99
 CHUNK = 5000
 
 

@@ -1,4 +1,4 @@
-"""`cardarena check`: the pre-flight of a bot (issue 16, point 4). Real referee, real bot
+"""`cardarena check`: the pre-flight of a bot. Real referee, real bot
 programs (the one checked and two example opponents), the real CLI: a good bot is ready (exit 0),
 and each way of not being ready is named (exit 1)."""
 from __future__ import annotations

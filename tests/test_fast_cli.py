@@ -1,4 +1,4 @@
-"""The CLI's light start-up (issue 18 point 5): what `cardarena --help` and `cardarena ratings`
+"""The CLI's light start-up: what `cardarena --help` and `cardarena ratings`
 import, and that the light read of the rating table gives the ledger's own table. No timings
 here: bench/cli.py measures them."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CLI as a newcomer meets it (issue 18, point 4): a read command on a ledger that is not
+"""The CLI as a newcomer meets it: a read command on a ledger that is not
 there says so and makes nothing; every table names the ledger it read; `match list` has a
 header and says when it cut the list; `play` keeps each run's bot logs in a new folder and
 prints the result in place order; `league run --server` takes every schedule and time option

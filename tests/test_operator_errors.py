@@ -1,4 +1,4 @@
-"""Operator mistakes end as one line and a non-zero exit, never a traceback (issue 13, point 7).
+"""Operator mistakes end as one line and a non-zero exit, never a traceback.
 
 Through the real CLI: in-process (the ``cli`` fixture) where only the output matters, as a
 subprocess where signals, tracebacks or a full disk do. A bot command that cannot run, an

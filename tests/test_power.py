@@ -1,4 +1,4 @@
-"""bench/power.py's core with tiny numbers (issue 20, point 3): the sets are a league's duplicate
+"""bench/power.py's core with tiny numbers: the sets are a league's duplicate
 sets, duplicate's paired statistic is what its docstring says, and the table computes. No
 timings here: the bench prints its figures."""
 from __future__ import annotations

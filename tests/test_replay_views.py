@@ -1,4 +1,4 @@
-"""cardarena.server.replay: a recorded match rebuilt at any step (issue 15, point 3).
+"""cardarena.server.replay: a recorded match rebuilt at any step.
 
 At every step of a replay, a seat's view, its legal actions and its choice are exactly what a
 fresh :class:`Match` played from the same seed and steps hands that seat; the omniscient state

@@ -1,4 +1,4 @@
-"""The arena end to end (issue 16, point 7; server/ladder.py's module docstring is the spec).
+"""The arena end to end (server/ladder.py's module docstring is the spec).
 
 Real `cardarena serve --ladder …` processes on a real SQLite ledger, and bots of two languages
 that join through `cardarena bot connect`: Python SDK bots and bash bots behind the stdin/stdout

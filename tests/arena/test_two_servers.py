@@ -1,4 +1,4 @@
-"""Two `cardarena serve --ladder` processes on one PostgreSQL ledger (issue 17, points 4 and 5):
+"""Two `cardarena serve --ladder` processes on one PostgreSQL ledger:
 each schedules among the bots connected to it, ratings are shared, a server that starts again
 never fails the matches the other is playing, and one that is killed has its matches marked
 unplayed; a bot that plays on one server, disconnects and connects to the other plays there too,

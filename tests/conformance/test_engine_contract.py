@@ -5,7 +5,7 @@ random playouts finish; a seed and the choices replay the same match; every list
 applies and nothing else does; ``view(seat)`` is unchanged by ``resample_hidden(seat)`` (no leak)
 while the resample does re-deal what the seat cannot see; the view holds the seat's own hand;
 results rank every seat; everything a bot is sent is plain JSON; an in-process bot is handed
-exactly what a remote bot is sent and nothing that leads back into the game (issue 14, point 6).
+exactly what a remote bot is sent and nothing that leads back into the game.
 """
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def test_decision_bytes_are_the_decision_message(game_id, players):
             assert got == want
 
 
-# ----- an in-process bot gets what a remote bot gets, and no more (issue 14, point 6) ------------
+# ----- an in-process bot gets what a remote bot gets, and no more ------------
 _ATOMS = (str, int, float, bool, type(None))
 
 
@@ -283,7 +283,7 @@ def _snapshot(d) -> str:
 
 @pytest.mark.parametrize("game_id,players", CASES, ids=IDS)
 def test_an_in_process_decision_is_exactly_the_remote_one(game_id, players):
-    """Issue 14 (6): the Decision that play_match hands a Python bot holds plain data only (no
+    """The Decision that play_match hands a Python bot holds plain data only (no
     path from it reaches the game), its view, actions, labels and events are those of the
     decision the referee sends for the same state (wire bytes decoded by the Python SDK), and it
     is a snapshot: nothing in it changes as the game goes on. One whole game (Three Thirteen: 4
@@ -328,7 +328,7 @@ def test_an_in_process_decision_is_exactly_the_remote_one(game_id, players):
 
 @pytest.mark.parametrize("game_id,players", CASES, ids=IDS)
 def test_decisions_share_no_live_state_with_the_game(game_id, players):
-    """Issue 14 (6): a Decision (as the referee and play_match make it) holds none of the game's
+    """A Decision (as the referee and play_match make it) holds none of the game's
     hands and its own list of the legal actions (a bot that changes it changes nothing in the
     game); what it shares with the game is records the game never changes (event data, shows)."""
     for match in list(itertools.islice(random_playout(game_id, players, seed=8, sample_every=9), 12)):
@@ -355,7 +355,7 @@ def test_decisions_share_no_live_state_with_the_game(game_id, players):
 
 @pytest.mark.parametrize("game_id", list(games()))
 def test_decision_words_come_with_it_or_from_functions_of_the_action(game_id):
-    """Issue 14 (6): a Decision keeps a game's action_label / action_json only where they are
+    """A Decision keeps a game's action_label / action_json only where they are
     static or class methods (they can read no game's state); otherwise it gets its words when
     it is made (``words=True``, as play_match asks) or has none, and says so."""
     from cardarena.server.match import stateless_words

@@ -1,4 +1,4 @@
-"""The spectator view (issue 15, point 4), checked on every registered game and every player count.
+"""The spectator view, checked on every registered game and every player count.
 
 ``Game.spectator_view()`` is what a live web page shows of a running match: everything every seat
 may know and nothing any seat alone knows (RULINGS.md, "What a seat may know"). Along random

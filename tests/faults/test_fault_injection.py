@@ -1,4 +1,4 @@
-"""Real misbehaving bot processes in a real league (issue 7). For each: the league completes,
+"""Real misbehaving bot processes in a real league. For each: the league completes,
 the matches of well-behaved bots are unaffected, the faults and forfeits are in the ledger, and
 the ledger check passes (ratings recompute to the stored values, every finished match complete).
 """

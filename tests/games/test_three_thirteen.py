@@ -9,7 +9,7 @@ exhaustive search: every card goes to the deadwood, to one of the new melds or o
 table's melds, and each group is then checked by :func:`valid_new` / :func:`valid_extension`,
 written straight from R3/R4 without the solver's bookkeeping — on random small hands, and on
 tables built the way last turns build them. Which of the cheapest arrangements it lays (R7's
-canonical order) is held to a digest recorded before the solver was made faster (issue 14).
+canonical order) is held to a digest recorded before the solver was made faster.
 The solver's speed is measured in bench/engine.py, never here.
 """
 from __future__ import annotations
@@ -222,7 +222,7 @@ def test_R6_lay_offs_at_either_end_of_a_run():
 
 
 def test_R6_runs_of_one_span_in_two_suits_are_not_twins():
-    """R6, R7 (issue 14): table 5♣ 6♣ 7♣ and 5♥ 6♥ 7♥, hand 8♥ 10♣: 8♥ goes onto the hearts
+    """R6, R7: table 5♣ 6♣ 7♣ and 5♥ 6♥ 7♥, hand 8♥ 10♣: 8♥ goes onto the hearts
     run and 10 points stay, whichever run is listed first."""
     clubs, hearts = Meld(RUN, 0, 5, tuple(C("5C 6C 7C"))), Meld(RUN, 2, 5, tuple(C("5H 6H 7H")))
     for table in ([clubs, hearts], [hearts, clubs]):
@@ -482,7 +482,7 @@ def _python_melds():
 
 
 def test_the_compiled_meld_solver_is_current_and_answers_as_the_python_one():
-    """Speed (issue 14): ``make setup`` compiles melds.py with mypyc (compile_melds.py), and
+    """Speed: ``make setup`` compiles melds.py with mypyc (compile_melds.py), and
     melds takes the build only if it was built from melds.py as it is now. The build answers
     as the Python module does: the same arrangements (melds, lay-offs, what stays) and the
     same going-out discards on the slow hands of bench/engine.py and 300 random small hands
@@ -625,7 +625,7 @@ def _arrangement_text(a) -> str:
 
 def test_R7_the_canonical_order_of_the_arrangements_is_kept():
     """R7: among arrangements that leave as few points, the referee lays the first in the
-    solver's canonical order. The solver was rewritten for speed (issue 14, branch and bound);
+    solver's canonical order. The solver was rewritten for speed (branch and bound);
     on 400 random hands and tables it still lays exactly what the search it replaced laid (with
     the twin-run fix): the digest below was recorded with that search."""
     rng = random.Random(1413)
@@ -750,7 +750,7 @@ def test_R4_R6_cards_that_need_wilds_more_than_there_are_are_bounded_by_the_chea
 
 
 def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
-    """R3, R4, R6 (Kings wild, issue 14): 4♠ joins 9♠ 9♠ 10♠ (a spades run, 3♠ 4♠ 5♠, lies on
+    """R3, R4, R6 (Kings wild): 4♠ joins 9♠ 9♠ 10♠ (a spades run, 3♠ 4♠ 5♠, lies on
     the table) to 4♥ and the hearts (four hearts runs); once 4♥ and 4♠ are decided, 9♠ 9♠ 10♠
     share no meld with any card left but the two Kings, and solved alone with them they leave
     a 9♠ (9♠ 10♠ K K is a run; 9♠ 9♠ K leaves the 10♠ 10 points; 6♠ 7♠ 8♠ up to 3♠ 4♠ 5♠
@@ -775,7 +775,7 @@ def test_R3_R4_R6_cards_apart_once_the_card_joining_them_is_decided():
 
 
 def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
-    """R4, R6 (Kings wild, issue 14): J♣ Q♣ Q♣ with two Kings, four clubs runs on the table
+    """R4, R6 (Kings wild): J♣ Q♣ Q♣ with two Kings, four clubs runs on the table
     (3♣ goes below 4♣…8♣; 9♣…K♣ lie twice, full): J♣ Q♣ K and Q♣ Q♣ K take one King each, but
     the third card alone then takes two (J♣ up to 8♣ with two wilds for 9♣ 10♣; Q♣ alone no
     meld), so one of them stays: the lower bound parts them into melds every way and counts the
@@ -797,7 +797,7 @@ def test_R4_R6_cards_wanting_wilds_parted_into_melds_every_way():
 
 
 def test_R4_R6_a_run_of_cards_wanting_wilds_takes_the_places_between_them():
-    """R4, R6 (Kings wild, issue 14): 8♣ J♣ Q♣ with one King, four clubs runs on the table: 8♣
+    """R4, R6 (Kings wild): 8♣ J♣ Q♣ with one King, four clubs runs on the table: 8♣
     goes below 10♣…K♣ with the King for 9♣, J♣ Q♣ above 4♣…9♣ with it for 10♣ (Q♣ alone takes
     two), so each wants one wild, and the lower bound took the three as one meld wanting one
     (A♣…3♣ and 2♣…4♣ too far: they make the four runs it asks for); but a run holding 8♣ and
@@ -820,7 +820,7 @@ def test_R4_R6_a_run_of_cards_wanting_wilds_takes_the_places_between_them():
 
 
 def test_R4_R6_two_copies_beside_one_neighbour_meld_together_only_with_a_wild():
-    """R4, R6 (Kings wild, issue 14): 10♦ 10♦ 9♦ with 5♦…8♦ on the table: each 10♦ goes into a
+    """R4, R6 (Kings wild): 10♦ 10♦ 9♦ with 5♦…8♦ on the table: each 10♦ goes into a
     meld without wilds alone (9♦ 10♦ onto 8♦), but a run takes one copy of a card and the 9♦
     only one run, so both copies meld only with a wild (10♦ 10♦ K), the one K♣; Q♥ takes it too
     (Q♥ onto 7♥ Jo 9♥ 10♥, the K for J♥); a diamond and a heart never share a meld, so the
@@ -840,7 +840,7 @@ def test_R4_R6_two_copies_beside_one_neighbour_meld_together_only_with_a_wild():
 
 
 def test_R4_R6_two_copies_wanting_a_wild_beside_cards_parted_into_melds():
-    """R4, R6 (Kings wild, issue 14): 9♦ 9♦ beside a single 8♦ (5♦ 6♦ 7♦ on the table) meld
+    """R4, R6 (Kings wild): 9♦ 9♦ beside a single 8♦ (5♦ 6♦ 7♦ on the table) meld
     together only with a King (9♦ 9♦ K); J♣ Q♣ Q♣ take both Kings (Q♣ Q♣ K, and J♣ K onto
     7♣ 8♣ 9♣), one King leaving one of them (J♣ Q♣ K onto the run leaves a Q♣ alone). So
     either a 9♦ stays or one of J♣ Q♣ Q♣ does: the lower bound counts the cheaper, a 9♦
@@ -876,7 +876,7 @@ def test_R4_R6_a_table_run_gains_naturals_only_from_cards_beyond_it():
 
 
 def test_R4_R6_a_card_reaches_a_table_run_only_if_the_places_it_gains_keep_the_wild_limit():
-    """R4, R6 (Kings wild, issue 14): Jo J♥ Q♥ Jo (10 to K, two naturals, two wilds) can gain no
+    """R4, R6 (Kings wild): Jo J♥ Q♥ Jo (10 to K, two naturals, two wilds) can gain no
     wild: 7♥ reaches it only with 8♥ and 9♥ wild, and the hand's 3♥ lies three wild places
     further (6♥ 5♥ 4♥), so no way of extending the run down to 7♥ keeps its wilds no more
     than its naturals. The solver does not track the run (no card reaches it), and the lower
@@ -908,7 +908,7 @@ def test_R4_R6_a_card_reaches_a_table_run_only_if_the_places_it_gains_keep_the_w
 
 
 def test_R4_R6_a_run_laid_below_beyond_its_wild_limit_lives_only_while_cards_can_make_up_for_it():
-    """R4, R6 (Kings wild, issue 14): 5♦ laid below Jo 9♦ Jo J♦ (8 to J, two naturals, two
+    """R4, R6 (Kings wild): 5♦ laid below Jo 9♦ Jo J♦ (8 to J, two naturals, two
     wilds) with 6♦ 7♦ wild leaves it one wild over its naturals; only cards of its suit laid on
     later can make up for it. Above it the hand's K♦ K♦ K♦ gain nothing (Q♦ wild, one K♦
     natural: a run takes one card of a rank), so the run is lost at once and no arrangement
@@ -940,7 +940,7 @@ def test_R4_R6_a_run_laid_below_beyond_its_wild_limit_lives_only_while_cards_can
 
 
 def test_R6_table_runs_that_can_take_the_same_cards_are_twins():
-    """R6 (issue 14): with no wild to come, 8♣ 9♣ 10♣ and Jo 9♣ K♦ J♣ (8 to J, Kings wild) can
+    """R6: with no wild to come, 8♣ 9♣ 10♣ and Jo 9♣ K♦ J♣ (8 to J, Kings wild) can
     each take only a 7♣, below: none of the hand's clubs lies above either. Once no card can
     ever reach a run from above, the search keeps its high rank only as the room above it (14
     and the room, at most the wilds to come: none here), so the two are twins and a 7♣ is tried
@@ -1039,8 +1039,8 @@ def test_R6_text_example_going_out_needs_a_final_discard():
 def test_R4_R6_going_out_with_a_wild_rank_set():
     """R4, R6: a set of the wild rank holds wild-rank cards (each natural in it) and at most as
     many jokers; with Queens wild, Q♣ Q♦ Jo Jo goes out over a third joker, Q♣ Q♦ Jo Jo Jo over
-    5♠ does not; a four-deck hand with nine Queens goes out whatever it discards (issue 14:
-    the search takes the Queens of that set as a count), and Queens also serve as wilds."""
+    5♠ does not; a four-deck hand with nine Queens goes out whatever it discards (the
+    search takes the Queens of that set as a count), and Queens also serve as wilds."""
     assert going_out_discards(C("QC QD Jo Jo Jo"), 12) == C("Jo")
     assert going_out_discards(C("QC QD Jo Jo Jo 5S"), 12) == []
     assert going_out_discards(C("QC QD QH Jo Jo Jo Jo 5S"), 12) == []
@@ -1526,7 +1526,7 @@ def test_heuristic_beats_random_and_the_default_clearly():
 
 
 def test_R3_R4_going_out_tries_exactly_the_melds_the_free_wilds_allow():
-    """R3, R4 for going out (issue 14): the melds that going out tries for the lowest card are
+    """R3, R4 for going out: the melds that going out tries for the lowest card are
     exactly those of the arrangement's search (the canonical :meth:`options`) that take at
     most the wilds still free, a wild-rank card in a run standing for itself among them,
     fewest first, with no set for a wild-rank card; and it finds the discards that leave the
@@ -1569,7 +1569,7 @@ def test_R3_R4_going_out_tries_exactly_the_melds_the_free_wilds_allow():
 
 
 def test_R6_going_out_one_discard_at_a_time_finds_what_one_search_finds():
-    """R6 (issue 14): going out tries each discard with one memo shared by all; on hands
+    """R6: going out tries each discard with one memo shared by all; on hands
     crowded into two suits with copies of several decks and up to four wilds (jokers among
     them), it finds exactly the discards that the one search collecting every discard at
     once finds. 4♦ 5♦ 6♦ 7♦ 8♦ 8♦ Jo, Kings wild, discards 4♦ (8♦ 8♦ Jo is a set), 7♦ or an
@@ -1600,7 +1600,7 @@ def test_R6_going_out_one_discard_at_a_time_finds_what_one_search_finds():
 
 
 def test_R4_R6_a_card_too_far_for_a_table_runs_naturals_is_bounded_as_staying():
-    """R4, R6 (issue 14): 10♠ Jo 6♦ 7♦ 8♦ on the table (10s wild) has three naturals and two
+    """R4, R6: 10♠ Jo 6♦ 7♦ 8♦ on the table (10s wild) has three naturals and two
     wilds; Q♦ laid off above it takes three wilds more (9♦ 10♦ J♦), and four naturals never
     carry five wilds, so with four jokers in hand the Q♦ can go nowhere: the lower bound
     counts its 12 points and the card (before, the four jokers seemed to reach it), and the
@@ -1617,7 +1617,7 @@ def test_R4_R6_a_card_too_far_for_a_table_runs_naturals_is_bounded_as_staying():
 
 
 def test_R4_R6_two_copies_too_far_from_a_card_of_their_suit_take_a_wild_of_their_own():
-    """R4, R6 (Kings wild, issue 14): 8♣ 8♣ with 2♣…7♣ on the table meld together only with a
+    """R4, R6 (Kings wild): 8♣ 8♣ with 2♣…7♣ on the table meld together only with a
     wild (8♣ 8♣ K: a run takes one copy), as Q♣ does (onto 8♣ 9♣ 10♣, the K for J♣) and 9♦
     (onto 5♦ 6♦ 7♦ or J♦ Q♦ K♦); the copies share a suit with Q♣, but no run holds an 8♣ and
     the Q♣ with one wild to come (no 9♣ 10♣ J♣ in hand, no clubs run between them on the
@@ -1640,7 +1640,7 @@ def test_R4_R6_two_copies_too_far_from_a_card_of_their_suit_take_a_wild_of_their
 
 
 def test_R6_R7_no_new_set_of_a_rank_the_table_has_a_set_of():
-    """R6, R7 (Kings wild, issue 14): with 5♦ 5♠ 5♣ on the table, every 5 of the hand laid off
+    """R6, R7 (Kings wild): with 5♦ 5♠ 5♣ on the table, every 5 of the hand laid off
     there needs no wild and absorbs one, so a new set of 5s is never better, and a lay-off
     comes first in the canonical order anyway: the search offers none (the 5s are counted
     nowhere else, so it offered every subset of them), and the arrangement lays the four 5s

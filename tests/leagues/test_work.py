@@ -1,6 +1,6 @@
-"""Several workers, one league (issue 17, point 3): `cardarena league run` plus `cardarena league
+"""Several workers, one league: `cardarena league run` plus `cardarena league
 work` processes on one ledger, each with its own referee and its own bot processes; matches are
-claimed on leases (ratings/ledger.py "Leases", server/league.py "Several workers").
+claimed on leases (docs/ledger.md "Leases", server/league.py "Several workers").
 
 * A worker SIGKILLed mid-match loses its leases; the other workers replay its matches from their
   seeds once the leases run out: every match is played and recorded once, ``ledger check

@@ -1,4 +1,4 @@
-"""What the ledger keeps for the arena (issue 16): a bot's owner, pause and bench, each match's
+"""What the ledger keeps for the arena: a bot's owner, pause and bench, each match's
 kind (league, ladder, match), ladder matches a killed server left running, and a bot's recent
 conduct. (An older ledger gains them by its migration: tests/ratings/test_schema.py.)"""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``cardarena ratings --explain BOT`` (issue 20, point 4; cardarena.ratings.explain): each recent
+"""``cardarena ratings --explain BOT`` (cardarena.ratings.explain): each recent
 rated match with its places, opponents, the rating change and a reason that holds for TrueSkill's
 own numbers (ratings/rating.py: rule 3, ties; rule 5, self-play; rule 7, no update).
 

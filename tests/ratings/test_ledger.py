@@ -591,7 +591,7 @@ def test_an_id_no_backend_can_hold_names_nothing(led, ident):
     assert led.matches(league_id=ident) == []
 
 
-# ----------------------------------------------------------------------------- the web's reads (issue 15.8)
+# ----------------------------------------------------------------------------- the web's reads
 
 def checkouts(led: Ledger) -> list:
     """The connections the ledger takes from its pool from now on (one per session)."""
@@ -602,7 +602,7 @@ def checkouts(led: Ledger) -> list:
 
 
 def test_a_bots_page_is_read_in_one_session_and_says_what_the_separate_reads_say(led):
-    """Ledger.bot_page (issue 15.8): the bot, its state, its recent matches, its summaries, its
+    """Ledger.bot_page: the bot, its state, its recent matches, its summaries, its
     match durations and the ledger's version in one session, each what its own method reads."""
     add_bots(led, "a", "b", "c")
     for k in range(5):
@@ -623,7 +623,7 @@ def test_a_bots_page_is_read_in_one_session_and_says_what_the_separate_reads_say
 
 @pytest.mark.parametrize("steps", [[{0: 3, 2: 1}, {1: 0}], [{"0": 1}, {"seat": 2, 3: [1, 2]}]])
 def test_a_matchs_log_text_is_its_stored_json_cut_out_and_says_what_its_detail_says(led, steps):
-    """Ledger.match_log_text (issue 15.8): the steps and events as the JSON text of their lists,
+    """Ledger.match_log_text: the steps and events as the JSON text of their lists,
     cut out of the stored form (non-ASCII escaped as stored: Q♠ is Q\\u2660); steps keyed by
     other than integers (stored as pairs) are encoded from the detail instead."""
     add_bots(led, "a", "b", "c")
@@ -639,11 +639,10 @@ def test_a_matchs_log_text_is_its_stored_json_cut_out_and_says_what_its_detail_s
 
 
 def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
-    """Ledger.matches and bot_page with ``as_json`` (issue 15.8: the web's listings build their
+    """Ledger.matches and bot_page with ``as_json`` (the web's listings build their
     JSON straight from the rows, no MatchInfo made): each match's ``MatchInfo.to_json()``, the
     same keys in the same order, for a finished match, a league's scheduled ones (no scores,
-    places or finish time) and a failed one. On SQLite a listing reads its rows through the
-    driver itself (ledger ``_listed_sqlite``), its times and options converted by hand."""
+    places or finish time) and a failed one, times written by SQLAlchemy and by hand."""
     add_bots(led, "a", "b", "c")
     play(led, ["a", "b", "c"], [2, 1, 3], seed=4, duration_s=1.5)
     league_id = led.create_league(GAME, {"decks": 1}, {"rounds": 1},

@@ -1,4 +1,4 @@
-"""bench/research.py's core with tiny numbers (issue 19, point 7): it prints a row of figures per
+"""bench/research.py's core with tiny numbers: it prints a row of figures per
 game in both tables, its loops count one decision per seat choosing (a sealed step of n seats is
 n decisions in the engine, PettingZoo and OpenSpiel alike), and a missing package is a "not
 installed" row, not a traceback. No timings here: the bench prints its figures."""

@@ -1,4 +1,4 @@
-"""cardarena.research.openspiel: the games as OpenSpiel games (issue 19, point 4).
+"""cardarena.research.openspiel: the games as OpenSpiel games.
 
 OpenSpiel's own ``random_sim_test`` on every game at two player counts (and turn-based where a
 game has sealed simultaneous steps: Sixth Card C4, SCOUT O2), the strings and tensors built from

@@ -5,7 +5,7 @@ Random playouts over many seeds check, at every decision of every seat to act: t
 legal actions are distinct and in ``range(num_actions)``; ``action_json_of(action_id(j))``
 agrees with ``j`` on every field it gives; the mask is 1 exactly at those ids; ``observe(view)``
 has the codec's shape, is finite float32, and is unchanged when ``game.resample_hidden(seat)``
-re-deals what the seat cannot see (point 2 of issue 19: the tensor holds no more than the view);
+re-deals what the seat cannot see (the tensor holds no more than the view);
 ``pick`` finds every legal action by its id. Each codec's ``layout()`` tiles its tensor and
 names parts its module docstring documents.
 

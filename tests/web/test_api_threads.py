@@ -1,4 +1,4 @@
-"""The API's routes take the ledger on the event loop (issue 15.8, ``api.served_ledger``): no
+"""The API's routes take the ledger on the event loop (``api.served_ledger``): no
 thread of the pool is taken to solve a dependency, only a plain route's own call runs in one."""
 from __future__ import annotations
 

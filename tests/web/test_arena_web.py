@@ -1,4 +1,4 @@
-"""The arena on the web pages (issue 16, point 5): an app with a real Arena (server/ladder.py)
+"""The arena on the web pages: an app with a real Arena (server/ladder.py)
 over a real referee and ledger in one event loop, as `cardarena serve --ladder` hosts them, with
 real bot processes (tests/bots/slow_bot.py through the SDK) playing a Sixth Card ladder over gRPC.
 

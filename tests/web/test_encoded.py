@@ -1,4 +1,4 @@
-"""The API's encoder (api.encoded: pydantic-core's to_json, issue 15 point 8): the standard
+"""The API's encoder (api.encoded: pydantic-core's to_json): the standard
 library's compact JSON, byte for byte, for what the API answers; an exponent without its leading
 zero."""
 from __future__ import annotations

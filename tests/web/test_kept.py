@@ -1,4 +1,4 @@
-"""What the web keeps drawn (issue 15 point 8): a rating line (api.Line), compact for the garbage
+"""What the web keeps drawn: a rating line (api.Line), compact for the garbage
 collector, its charts drawn once, the same points, history and drawing as the ledger's line; a
 leaderboard page, kept as drawn under the ledger's fingerprint and its bots' states, byte for byte
 what a fresh drawing gives, drawn again when a bot is paused or a match recorded."""

@@ -1,4 +1,4 @@
-"""Live matches as a spectator sees them (issue 15, point 4), against a real referee and the web
+"""Live matches as a spectator sees them, against a real referee and the web
 app in one event loop (tests/web/livekit.py) with real bot processes playing over gRPC.
 
 The stream of a whole Three Thirteen match (one deck for two seats: every card's text names one
@@ -65,7 +65,7 @@ def hidden_cards(game) -> set[str]:
 
 
 def test_the_stream_of_a_whole_match_is_the_spectator_view_at_every_step_and_no_hidden_card(site):
-    """Issue 15, point 4: the spectator stream of a match, checked frame by frame on the bytes received."""
+    """The spectator stream of a match, checked frame by frame on the bytes received."""
     played = site.league("three-thirteen", ["ann", "ben"], {"rounds": 1}, think=0.03)
     entry = site.wait_listed()
     assert entry["game"] == "three-thirteen"

@@ -1,4 +1,4 @@
-"""The live page in headless Chromium (issue 15, points 4 and 7): a Sixth Card match played over
+"""The live page in headless Chromium: a Sixth Card match played over
 gRPC by real bot processes, watched as it plays. The page follows the stream without reloading
 (a marker set on ``window`` survives while the step advances), ends with the links to the match
 page and its replay, and its screenshot is kept and is not blank."""

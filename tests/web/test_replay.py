@@ -1,4 +1,4 @@
-"""The replay viewer's API and page (issue 15, point 3), over httpx (FastAPI's TestClient).
+"""The replay viewer's API and page, over httpx (FastAPI's TestClient).
 
 ``GET /api/v1/matches/{id}/steps/{k}?seat=N`` rebuilds a finished match at step k: for every
 game the seat's view, actions and choice are what a fresh :class:`Match` replay hands that seat,

@@ -1,4 +1,4 @@
-"""The replay viewer in headless Chromium (issue 15, points 3 and 7), over a match of the league
+"""The replay viewer in headless Chromium, over a match of the league
 the shared fixtures play over gRPC: the buttons and the arrow keys step forward and back, the
 slider and the URL follow (and a URL opens its step), switching seats shows that seat's hand
 face up, the others face down, and its actions with its choice highlighted; a screenshot is kept

@@ -1,4 +1,4 @@
-"""The web's reads made cheap (issue 15, point 8), with httpx against uvicorn: a bot's conduct and
+"""The web's reads made cheap, with httpx against uvicorn: a bot's conduct and
 latency read from its summary (ratings/summary.py) are what all its seats give, seat by seat
 (every match's details read whole, the way they were read before); a bot's answer is its detail
 encoded, byte for byte, its match seconds kept until it finishes another match; a finished match's
@@ -126,7 +126,7 @@ def test_a_finished_matchs_answer_and_page_are_kept_and_an_unfinished_ones_never
 
 def test_a_bots_answer_is_its_detail_encoded_and_its_match_seconds_are_kept_until_it_plays_again(busy, serve,
                                                                                                monkeypatch):
-    """Issue 15.8: the answer splices each rating line's history encoded once (api.Line) into the
+    """The answer splices each rating line's history encoded once (api.Line) into the
     detail's JSON, byte for byte what encoding the detail whole gives; ``match_seconds`` are the
     exact quantiles of the bot's durations, kept under its finished seats, read again once it
     has finished another match."""
@@ -156,7 +156,7 @@ def test_a_bots_answer_is_its_detail_encoded_and_its_match_seconds_are_kept_unti
 
 
 def test_a_finished_matchs_answer_sends_its_log_as_the_ledger_stores_it(client, ledger, monkeypatch):
-    """Issue 15.8: the steps and events of a finished match's answer are the ledger's stored JSON
+    """The steps and events of a finished match's answer are the ledger's stored JSON
     cut out (``Ledger.match_log_text``: ♦ stays \\u2666), never decoded and encoded again; the
     answer is the same JSON, its keys in the same order, as the match's detail encoded whole."""
     monkeypatch.setattr(api, "_answers", type(api._answers)())  # read afresh
