@@ -58,14 +58,22 @@ proto-publish: setup
 # only); the game engines, the proto and conduct without a ledger run once.
 # Without PostgreSQL here the second pass is skipped with one line saying what to install (under
 # CI, CI set, it fails instead).
-test: test-sqlite test-postgres
+# `make test` runs the second pass even when the first fails, then prints both passes' last lines
+# and the time taken, and fails if either failed (tests/passes.sh).
+test: setup
+	@bash tests/passes.sh "$(MAKE)"
+
+# Both passes run their tests on 4 workers (pytest-xdist; most tests wait on bot processes,
+# sockets and timers); tests that share a costly fixture stay on one (tests/conftest.py).
+# PYTEST_ARGS="-n 0" runs them one by one.
+PYTEST_ARGS ?= -n 4 --dist loadgroup
 
 test-sqlite: setup
-	$(BIN)/python -m pytest -q -m "not postgres"
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS) -m "not postgres"
 
 test-postgres: setup
 	@why="$$($(BIN)/python tests/pgserver.py)"; \
-	if [ -z "$$why" ]; then CARDARENA_TEST_LEDGER=postgresql $(BIN)/python -m pytest -q -m "ledger or postgres"; \
+	if [ -z "$$why" ]; then CARDARENA_TEST_LEDGER=postgresql $(BIN)/python -m pytest -q $(PYTEST_ARGS) -m "ledger or postgres"; \
 	elif [ -n "$$CI" ]; then echo "CI must run the PostgreSQL tests: $$why" >&2; exit 1; \
 	else echo "skipped the PostgreSQL pass: $$why"; fi
 

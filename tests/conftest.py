@@ -13,6 +13,7 @@ but the ``postgres`` ones.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -28,7 +29,14 @@ if BACKEND not in ("sqlite", "postgresql"):
     raise pytest.UsageError(f"CARDARENA_TEST_LEDGER must be sqlite or postgresql, not {BACKEND!r}")
 
 
+def _stopped(signum, frame):
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
 def pytest_configure(config):
+    # A SIGTERM (a timeout, CI stopping the run) ends the run as Ctrl-C does, so every fixture's
+    # teardown still runs: the throwaway PostgreSQL server, servers and bot processes are stopped.
+    signal.signal(signal.SIGTERM, _stopped)
     config.addinivalue_line("markers", "ledger: the test makes a ledger (run again on PostgreSQL by make test-postgres)")
     config.addinivalue_line("markers", "postgres: the test asks for the PostgreSQL cluster itself")
     config.addinivalue_line("markers", "sqlite: a variant about SQLite itself (not marked ledger though it has one)")
@@ -41,6 +49,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("ledger")
         if used & {"pg_cluster", "postgres_url"}:
             item.add_marker("postgres")
+        group = _shared(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shared(item) -> str | None:
+    """The tests that share costly fixtures run on one worker of pytest-xdist (``--dist
+    loadgroup``), so each fixture is made once: tests/web's session ones (a played league, the
+    browser), a class's or a module's own (a served arena, a proto image)."""
+    path = Path(str(item.path))
+    if path.parent.name == "web":
+        return "web"
+    scopes = {d.scope for defs in getattr(item, "_fixtureinfo").name2fixturedefs.values() for d in defs}
+    if "class" in scopes and item.cls is not None:
+        return f"{item.nodeid.split('::')[0]}::{item.cls.__name__}"
+    if "module" in scopes:
+        return item.nodeid.split("::")[0]
+    return None
 
 
 @pytest.fixture(scope="session")

@@ -80,7 +80,7 @@ def league(tmp_path: Path, bots: dict[str, str], *, db: str | None = None, seats
                                                 tmp_path / "logs", extra_env={"PYTHONPATH": str(BOTS), **(env or {})})
             spec = LeagueSpec(game="sixth-card", bots=list(bots), seats=seats, matches=matches, seed=5,
                               concurrency=concurrency, move_seconds=move, options=options or {"rounds": 1},
-                              start_timeout=10, grace_seconds=grace, max_reconnects=max_reconnects)
+                              start_timeout=60, grace_seconds=grace, max_reconnects=max_reconnects)
             t0 = time.monotonic()
             side = asyncio.create_task(during(referee, proxy)) if during else None
             league_id = await asyncio.wait_for(run_league(referee, ledger, spec), timeout)

@@ -34,9 +34,13 @@ class LeagueRun:
         return [self.ledger.match(m.id) for m in self.ledger.league_matches(self.league_id)]
 
 
-def play_league(tmp_path: Path, db: str, bad_script: str, *, move=0.3, grace=1.0, start_timeout=4.0,
+def play_league(tmp_path: Path, db: str, bad_script: str, *, move=1.0, grace=1.0, start_timeout=4.0,
                 max_faults=3, caplog=None) -> LeagueRun:
-    """Three good random bots and one bad one, tables of 3: 12 short Sixth Card matches."""
+    """Three good random bots and one bad one, tables of 3: 12 short Sixth Card matches.
+
+    Load must not fault a good bot: they are waited for (up to a minute) before the league
+    starts, so ``start_timeout`` is the bad bot's alone, and the move time (1 s) is a few
+    hundred times a random bot's answer."""
     ledger = Ledger(db)
     bad = "bad"
     tokens: list[str] = []
@@ -57,6 +61,8 @@ def play_league(tmp_path: Path, db: str, bad_script: str, *, move=0.3, grace=1.0
                                            tmp_path / "logs", extra_env={"PYTHONPATH": str(BOTS)}))
             for name in [*GOOD, bad]:
                 ledger.add_bot(name)
+            missing = await referee.wait_for_bots(GOOD, 60)
+            assert not missing, f"the good bots {missing} did not connect within a minute"
             spec = LeagueSpec(game="sixth-card", bots=[*GOOD, bad], seats=3, rounds=1, seed=3, concurrency=4,
                               move_seconds=move, options={"rounds": 1}, start_timeout=start_timeout,
                               grace_seconds=grace, max_faults=max_faults)

@@ -1,11 +1,11 @@
-"""The referee's connection policy against hostile and unlucky bots (issue 13): real referee on
+"""The referee's connection policy against hostile and unlucky bots: real referee on
 a real port, real bot processes, a real SQLite ledger, the league runner, and a real TCP proxy
 for network cuts. Each test would fail (or hang until its time-out) under the old policy.
 
 * a staller (drops its stream on every decision, comes back just inside the grace) forfeits
   once its time away in a match, summed, reaches the grace: it cannot stall a match;
-* an honest SDK bot late once per match keeps its seat for hundreds of matches (late answers
-  are one ``late`` fault each and never count as a flood);
+* an honest SDK bot late once per match keeps its seat past the flood limit (late answers are
+  one ``late`` fault each and never count as a flood);
 * the SDK random bot behind a proxy that cuts its connection several times mid-match gets no
   fault (only decisions still waiting for it are sent again);
 * a bot that stops reading is cut off (bounded outbox) and its seats forfeit;
@@ -18,6 +18,7 @@ import logging
 
 from conductkit import RANDOM, assert_unaffected, bot_script, league, own_log
 
+import cardarena.server.referee as referee_module
 from cardarena.server import procs
 from cardarena.server.referee import FLOOD_BURST, FLOOD_RATE, Referee, TimeControl
 from cardarena.server.service import start_server
@@ -37,7 +38,9 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
         why = [f["detail"] for f in m.result_details["faults"] if f["seat"] == seat and f["kind"] == "forfeit"]
         assert len(why) == 1 and why[0].startswith("away for"), why
         away = float(why[0].split()[2])
-        assert grace - 0.05 <= away <= grace + 0.25, f"time away, summed over disconnects: {away} s"
+        # never before the grace; after it by the referee's timer lag, bounded with 10x the
+        # margin a quiet machine needs (0.25 s): a loaded one may fire the timer late
+        assert grace - 0.05 <= away <= grace + 2.5, f"time away, summed over disconnects: {away} s"
         assert m.faults[seat] == 0, "a bot that is away is held, never timed out"
     assert caplog.text.count("bot staller connected") >= 3, "it did drop and come back"
 
@@ -56,12 +59,17 @@ def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path, ledger_url):
         assert why == [f"{cap + 1} new streams while a decision of this match waited for it (at most {cap})"], why
 
 
-def test_an_sdk_bot_late_once_per_match_keeps_its_seat_for_hundreds_of_matches(tmp_path, ledger_url):
-    """Old policy: every late answer also counted as one of 200 unusable messages a stream may
-    send in its life, so the stream was closed after about 200 matches and every later seat forfeited."""
-    n = 220
+def test_an_sdk_bot_late_once_per_match_keeps_its_seat_past_the_flood_limit(tmp_path, ledger_url, monkeypatch):
+    """Old policy: every late answer also counted as one of the unusable messages a stream may
+    send (FLOOD_BURST, 200, refilled at FLOOD_RATE), so the stream was closed after about 200
+    matches and every later seat forfeited. Here the limit is 5 and does not refill: 16 matches,
+    each with one late answer, pass it three times over (bench/conduct.py plays 300 at the real
+    limit)."""
+    monkeypatch.setattr(referee_module, "FLOOD_BURST", 5)
+    monkeypatch.setattr(referee_module, "FLOOD_RATE", 1e-9)
+    n = 16
     bots = {"late": bot_script("late_once.py"), "random": RANDOM}
-    played = league(tmp_path, bots, db=ledger_url(), seats=2, move=1.0, matches=n, concurrency=20, timeout=240)
+    played = league(tmp_path, bots, db=ledger_url(), seats=2, move=1.0, matches=n, concurrency=8, timeout=240)
     assert_unaffected(played, "late")
     seats = played.seats_of("late")
     assert len(seats) == n
@@ -151,8 +159,6 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
     0.1 s to read the 201 messages lets one more through, and a write after the close would fail
     locally as INTERNAL. The refill is the next test's."""
     import grpc
-
-    from cardarena.server import referee as referee_module
     monkeypatch.setattr(referee_module, "FLOOD_RATE", 0.0)
 
     caplog.set_level(logging.INFO, logger="cardarena")

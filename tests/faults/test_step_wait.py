@@ -1,10 +1,17 @@
 """The referee waits for the decisions of a step together (one wake-up, one timer). A seat's
 answer that comes after its own deadline, while the step still waits for another seat whose
 deadline is later (its bank is fuller), is ignored with a notice: the seat's one fault is the
-``late`` one already counted, never a second ``unknown-decision`` (referee.py, "Faults")."""
+``late`` one already counted, never a second ``unknown-decision`` (referee.py, "Faults").
+
+The referee's deadlines are its event loop's clock (``loop.time()``); here that clock is
+looptime's, which moves only by the timers and sleeps of the loop, so the 60-80 ms between the
+bots' answers and their deadlines hold on a machine of any load, and the test takes no real
+time to wait."""
 from __future__ import annotations
 
 import asyncio
+
+import looptime
 
 from cardarena.server.match import Match
 from cardarena.server.referee import Link, Referee, TimeControl
@@ -60,8 +67,17 @@ async def _scenario(seed: int):
     return out, notices
 
 
+def on_loop_time(coro):
+    """Run ``coro`` on an event loop whose clock moves only with its own timers (looptime)."""
+    loop = looptime.patch_event_loop(asyncio.new_event_loop(), start=0)
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+
+
 def test_an_answer_after_its_deadline_while_the_step_waits_is_one_late_fault():
-    out, notices = asyncio.run(_scenario(_seed_with_two_choose_steps()))
+    out, notices = on_loop_time(_scenario(_seed_with_two_choose_steps()))
     late = [f for f in out.fault_log if f.kind == "late"]
     assert [(f.seat, f.step) for f in late] == [(0, 1)], out.fault_log
     assert out.faults == [1, 0], "seat 0 has the late fault only; seat 1 none"
