@@ -68,7 +68,7 @@ def test_ids_and_counts(led):
 
 
 def test_recompute_and_check_report_their_progress(led, monkeypatch):
-    from cardarena.ratings import ledger as module
+    from cardarena.ratings import ledger_ratings as module  # where recompute and check read it
     monkeypatch.setattr(module, "PROGRESS_EVERY", 2)
     lid = league(led, 5)
     for _ in range(5):

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from cardarena.ratings import FINISHED, RUNNING, SCHEDULED, Ledger, LedgerError, MatchPlan
 from cardarena.ratings import ledger as ledger_module
+from cardarena.ratings import ledger_matches
 from cardarena.ratings import rating as rules
 from cardarena.ratings.models import MatchInfo
 
@@ -273,7 +274,7 @@ def test_record_match_is_one_transaction_with_the_rating_update(led, monkeypatch
     match_id = led.create_match(GAME, 2, {}, ["a", "b"])
     assert led.claim_match(match_id)
     failing = text("INSERT INTO match_log (match_id, events, steps) VALUES (:match_id, NULL, :steps)")
-    monkeypatch.setattr(ledger_module, "_LOG_INSERT", failing)
+    monkeypatch.setattr(ledger_matches, "_LOG_INSERT", failing)  # where record_match reads it
     with pytest.raises(IntegrityError):
         record(led, match_id, [1, 2])
     assert snapshot(led) == before
