@@ -24,8 +24,8 @@ def test_every_ladder_match_is_dealt_as_committed(tmp_path, new_ledger):
         for name, path in logs.items():
             bots.connect(name, SPY, env={"SPY_LOG": str(path)})
         ladders = Ladders(served.db)
-        wait_for("three finished ladder matches", lambda: len(ladders.matches("finished")) >= 3,
-                 timeout=120, explain=ladders.describe)
+        wait_for("two finished ladder matches", lambda: len(ladders.matches("finished")) >= 2,
+                 timeout=240, explain=ladders.describe)
         assert served.stop() == 0
     finally:
         bots.close()
@@ -50,6 +50,6 @@ def test_every_ladder_match_is_dealt_as_committed(tmp_path, new_ledger):
             assert hashlib.sha256(text.encode()).hexdigest() == started[match_id] == m.deal_commitment
             assert (int(seed), salt) == (m.seed, m.deal_salt)
             checked += 1
-    assert checked >= 2 * 3  # both bots, every finished match they played
+    assert checked >= 2 * 2  # both bots, every finished match they played
     verify = served.cli("match", "verify", next(iter(finished)))
     assert verify.returncode == 0 and "dealt as committed" in verify.stdout, verify.stdout + verify.stderr

@@ -32,7 +32,7 @@ from test_engine_contract import CASES, IDS
 
 FOREIGN = "vandalised"
 #: shorter matches where a whole one would take long; every kind of decision still comes
-OPTIONS = {"three-thirteen": {"rounds": 3}}
+OPTIONS = {"three-thirteen": {"rounds": 2}}
 
 
 def vandalise(root) -> None:
