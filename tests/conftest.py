@@ -37,6 +37,11 @@ def pytest_configure(config):
     # A SIGTERM (a timeout, CI stopping the run) ends the run as Ctrl-C does, so every fixture's
     # teardown still runs: the throwaway PostgreSQL server, servers and bot processes are stopped.
     signal.signal(signal.SIGTERM, _stopped)
+    # A run started in the background (`make test &`, nohup) inherits SIGINT ignored, and so would
+    # every CLI it starts: the tests that Ctrl-C one would see it ignore the signal. A handler
+    # here gives every child the default again (exec resets handlers, never an ignored signal).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "ledger: the test makes a ledger (run again on PostgreSQL by make test-postgres)")
     config.addinivalue_line("markers", "postgres: the test asks for the PostgreSQL cluster itself")
     config.addinivalue_line("markers", "sqlite: a variant about SQLite itself (not marked ledger though it has one)")
