@@ -124,7 +124,7 @@ class Served:
     def cli(self, *args: str, remote: bool = False) -> subprocess.CompletedProcess:
         """A `cardarena` command on this server's ledger, or (``remote``) through its admin service."""
         where = ["--server", self.address] if remote else ["--db", self.db]
-        return cardarena(*args, *where, cwd=self.workdir, env={"CARDARENA_ADMIN_TOKEN": ADMIN}, timeout=60)
+        return cardarena(*args, *where, cwd=self.workdir, env={"CARDARENA_ADMIN_TOKEN": ADMIN}, timeout=180)
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -159,7 +159,7 @@ def quarantine(tmp_path_factory, new_ledger):
     workdir = tmp_path_factory.mktemp("quarantine")
     served = Served(workdir, new_ledger(workdir, "arena"),
                     ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
-                     "--bench-seconds", "12", "--bench-window", "5", "--bench-forfeits", "2"])
+                     "--bench-seconds", "30", "--bench-window", "5", "--bench-forfeits", "2"])
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
@@ -178,7 +178,7 @@ def quarantine(tmp_path_factory, new_ledger):
 class TestQuarantine:
     """One server whose quarantine rule is quick: a bot away 0.5 s in a match forfeits it; two
     forfeits (or faults above 10 % of its decisions) in its last five ladder matches bench a bot
-    for 12 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
+    for 30 s. Faults never forfeit here (--max-faults 0), so the faulty bot is judged by its faults."""
 
     @staticmethod
     def benched(ladders: Ladders, bot: str, seconds_left: float = 0.0):
@@ -188,7 +188,10 @@ class TestQuarantine:
 
     def test_a_bot_that_crashes_forfeits_is_benched_and_comes_back(self, quarantine):
         served, bots, ladders = quarantine
-        state = wait_for("the crasher benched", lambda: self.benched(ladders, "crasher"), explain=ladders.describe)
+        # `bot list` must run while the bench lasts: at least 20 s of it left (a CLI takes ~1 s,
+        # much more on a loaded machine)
+        state = wait_for("the crasher benched, 20 s of its bench to go", lambda: self.benched(ladders, "crasher", 20),
+                         timeout=120, explain=ladders.describe)
         assert "forfeited 2 of its last" in state.bench_reason
         with ThreadPoolExecutor(2) as pool:  # both at once, while the bench lasts
             listed = list(pool.map(lambda remote: served.cli("bot", "list", remote=remote).stdout, (False, True)))
@@ -206,7 +209,8 @@ class TestQuarantine:
             return [m for m in ladders.matches("finished") if "crasher" in m.bots and utc(m.created_at) >= until
                     and not ladders.ledger.match(m.id).forfeited[m.bots.index("crasher")]]
 
-        wait_for("the crasher playing a whole match after its bench", played_again, explain=ladders.describe)
+        wait_for("the crasher playing a whole match after its bench", played_again, timeout=120,
+                 explain=ladders.describe)
         assert self.benched(ladders, "crasher") is None
         runs = (served.workdir / "crasher-runs.txt").read_text().splitlines()
         assert len(runs) >= 3, runs  # two crashes, then the run that plays
@@ -214,7 +218,7 @@ class TestQuarantine:
 
     def test_a_bot_that_answers_out_of_range_often_is_benched(self, quarantine):
         served, bots, ladders = quarantine
-        state = wait_for("the faulty bot benched, 8 s of its bench to go", lambda: self.benched(ladders, "faulty", 8),
+        state = wait_for("the faulty bot benched, 20 s of its bench to go", lambda: self.benched(ladders, "faulty", 20),
                          explain=ladders.describe)
         rate = re.search(r"\d+ faults in \d+ decisions \((\d+) %\)", state.bench_reason)
         assert rate and int(rate.group(1)) > 10, state.bench_reason  # one answer in three is out of range
