@@ -11,7 +11,7 @@ The reason is told the way TrueSkill reasons (:mod:`.rating`, rules 2 and 3): th
 opponent by opponent; the expectation (the chance of finishing ahead of each rated opponent,
 summed into an expected score); the neighbours in place order when μ goes the other way; σ and
 the shown rating μ − 3σ; and the matches TrueSkill could not compute (rule 7) or did not rate
-(rule 5).
+(rules 4 and 5: an absent seat, self-play).
 
 Design notes and measurements: docs/ledger.md (explain).
 """
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from statistics import NormalDist
 
-from .rating import conservative, settings
+from .rating import absent_seats, conservative, settings
 
 _N = NormalDist()
 
@@ -40,6 +40,7 @@ class SeatRow:
     sigma_before: float
     mu: float
     sigma: float
+    absent: bool = False  # its bot never connected during the match (not rated: rule 4)
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,10 @@ class Opponent:
     place: int
     mu: float          # before the match
     sigma: float
-    rated: bool        # False: a seat of a bot that held several seats (not rated, not counted)
+    rated: bool        # False: absent, or a seat of a bot that held several seats (not counted)
     result: str        # "beat", "drew with" or "lost to": what the explained bot did
     expected: float | None  # the bot's chance of finishing ahead of it (a draw ½); None if not rated
+    absent: bool = False  # its bot never connected during the match (rule 4)
 
     @property
     def conservative(self) -> float:
@@ -135,11 +137,17 @@ def read(ledger, bot: str, game: str | None = None, last: int = 10) -> list[Matc
              .join_from(RatingHistory.__table__, Seat.__table__, (s.match_id == h.match_id) & (s.seat == h.seat))
              .join(Bot.__table__, b.id == h.bot_id)
              .where(h.match_id.in_(bindparam("ids", expanding=True))).order_by(h.match_id, h.seat))
+    forfeits = (select(m.id, m.result_details)  # the fault logs that may name absent seats
+                .where(m.id.in_(bindparam("ids", expanding=True)),
+                       m.id.in_(select(s.match_id).where(s.forfeited.is_(True)))))
     with ledger.engine.connect() as conn:
         matches = conn.execute(recent).all()
+        ids = {"ids": [r[0] for r in matches]}
+        absent = {match_id: absent_seats((details or {}).get("faults"))
+                  for match_id, details in conn.execute(forfeits, ids)}
         by_match: dict[int, list[SeatRow]] = {}
-        for match_id, *row in conn.execute(seats, {"ids": [r[0] for r in matches]}):
-            by_match.setdefault(match_id, []).append(SeatRow(*row))
+        for match_id, *row in conn.execute(seats, ids):
+            by_match.setdefault(match_id, []).append(SeatRow(*row, absent=row[0] in absent.get(match_id, ())))
     return [MatchRows(match_id, g, finished_at, by_match.get(match_id, [])) for match_id, g, finished_at in matches]
 
 
@@ -185,7 +193,8 @@ def explain(match: MatchRows, bot: str) -> Explanation:
         result = "beat" if me.place < o.place else "lost to" if me.place > o.place else "drew with"
         expected = (chance_ahead(match.game, (me.mu_before, me.sigma_before), (o.mu_before, o.sigma_before))
                     if o.rated else None)
-        opponents.append(Opponent(o.bot, o.place, o.mu_before, o.sigma_before, o.rated, result, expected))
+        opponents.append(Opponent(o.bot, o.place, o.mu_before, o.sigma_before, o.rated, result, expected,
+                                  o.absent))
     counted = [o for o in opponents if o.rated]
     score = sum(1.0 if o.result == "beat" else 0.5 if o.result == "drew with" else 0.0 for o in counted)
     expected = sum(o.expected for o in counted)
@@ -198,7 +207,7 @@ def _reason(e: Explanation) -> str:
     """The plain-words reason of an explanation (its every figure but the reason filled in)."""
     def compared(o: Opponent) -> str:
         if not o.rated:
-            return f"{o.bot} (not rated)"
+            return f"{o.bot} ({'absent, ' if o.absent else ''}not rated)"
         return f"{o.bot} ({'higher' if o.mu > e.mu_before else 'lower' if o.mu < e.mu_before else 'equal'} μ)"
 
     tied = any(o.result == "drew with" for o in e.opponents)
@@ -258,8 +267,8 @@ def format_text(explanations: Sequence[Explanation]) -> str:
         width = max(len(o.bot) for o in [*e.opponents, e]) if e.opponents else len(e.bot)
         moved = f"(μ {_signed(e.mu - e.mu_before)}, σ {_signed(e.sigma - e.sigma_before)})"
         rows = [(e.place, 0, e.bot, e.mu_before, e.sigma_before, f"→ μ {e.mu:.2f}  σ {e.sigma:.2f}  {moved}")]
-        rows += [(o.place, 1, o.bot, o.mu, o.sigma, "" if o.rated else "not rated: its bot held several seats")
-                 for o in e.opponents]
+        rows += [(o.place, 1, o.bot, o.mu, o.sigma, "" if o.rated else "not rated: absent (never connected)"
+                  if o.absent else "not rated: its bot held several seats") for o in e.opponents]
         for place, _, name, mu, sigma, note in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
             lines.append(f"  {ordinal(place):>4}  {name:<{width}}  μ {mu:6.2f}  σ {sigma:5.2f}  "
                          f"μ − 3σ {conservative(mu, sigma):6.2f}  {note}".rstrip())

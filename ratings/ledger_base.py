@@ -61,7 +61,7 @@ _SPENT = and_(_match.status == FINISHED,
 #: (``index`` is labelled ``position``: a row's ``index`` is the tuple method.)
 _LISTED = (_match.id, _match.game, _match.seed, _match.options, _match.status, _match.league_id, _match.round,
            _match["index"].label("position"), _match.duplicate_set, _match.created_at, _match.finished_at,
-           _match.fail_reason, _match.kind, _match.deal_commitment, _match.deal_salt, _SPENT)
+           _match.fail_reason, _match.kind, _match.deal_commitment, _match.deal_salt, _SPENT, _match.pruned_at)
 
 
 #: The seats of listed matches (``Ledger._infos``): by ids (expanding ``ids``), or with a filter added.
@@ -444,9 +444,9 @@ class LedgerBase:
         out = []
         make = listed_json if as_json else MatchInfo  # both take a listed match's fields in order
         for match_id, game, seed, options, status, league_id, round_, position, duplicate_set, created_at, \
-                finished_at, fail_reason, kind, committed, salt, spent in (tuple(m)[:len(_LISTED)] for m in rows):
+                finished_at, fail_reason, kind, committed, salt, spent, pruned in (tuple(m)[:len(_LISTED)] for m in rows):
             at = seats[match_id]  # (unpacked: a row's attributes by name cost more than the rest of a listing)
             out.append(make(match_id, game, seed, dict(options), status, [s[0] for s in at], [s[1] for s in at],
                             [s[2] for s in at], league_id, round_, position, duplicate_set, created_at,
-                            finished_at, fail_reason, kind, committed, salt, bool(spent)))
+                            finished_at, fail_reason, kind, committed, salt, bool(spent), pruned))
         return out

@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from cardarena.server import deal
 
+from . import rating as rules
 from .models import (
     FAILED, FINISHED, LEAGUE, RUNNING, SCHEDULED, STATUSES, Bot, League, LeagueInfo, Match,
     MatchInfo, MatchPlan, Seat, SeatResults, utcnow,
@@ -227,13 +228,24 @@ class LeaguesMixin:
             out: list[SeatResults] = []
             for mid, rnd, idx, dup, seed, status, _seat, name, score, place, faults, forfeited in session.execute(q):
                 if not out or out[-1].match_id != mid:
-                    out.append(SeatResults(mid, rnd, idx, dup, seed, status, [], [], [], [], []))
+                    out.append(SeatResults(mid, rnd, idx, dup, seed, status, [], [], [], [], [], []))
                 r = out[-1]
                 r.bots.append(name)
                 r.scores.append(score)
                 r.places.append(place)
                 r.faults.append(faults)
                 r.forfeited.append(forfeited)
+                r.absent.append(False)
+            # the absent seats: read from the fault logs of the matches with a forfeited seat only
+            forfeits = (select(Match.id, Match.result_details)
+                        .where(Match.league_id == league_id, Match.status == FINISHED,
+                               Match.id.in_(select(Seat.match_id).where(Seat.forfeited.is_(True)))))
+            logs = {mid: rules.absent_seats((details or {}).get("faults"))
+                    for mid, details in session.execute(forfeits)}
+            for r in out:
+                for s in logs.get(r.match_id, ()):
+                    if 0 <= s < len(r.absent) and r.forfeited[s]:
+                        r.absent[s] = True
             return out
 
     def _now(self):

@@ -15,6 +15,7 @@ from sqlmodel import select
 
 from cardarena.server import deal
 
+from . import rating as rules
 from . import summary
 from .models import (
     AD_HOC, FINISHED, KINDS, LEAGUE, RUNNING, SCHEDULED, Bot, League, Match, MatchDetail, MatchInfo,
@@ -82,6 +83,12 @@ _LOG_INSERT = insert(MatchLog.__table__)
 
 
 
+def _absent(details, seats) -> list[bool]:
+    """Per seat of a match, whether it was absent (``rating.absent_seats``; a forfeited seat)."""
+    named = rules.absent_seats((details or {}).get("faults"))
+    return [bool(s.forfeited) and i in named for i, s in enumerate(seats)]
+
+
 class MatchesMixin:
     """Matches: made, recorded, listed and read."""
 
@@ -130,7 +137,8 @@ class MatchesMixin:
                      deal_commitment: str | None = None) -> list[RatingChange]:
         """Record a finished match and rate it, in one transaction (docs/ledger.md, "Recording a match").
 
-        Returns each seat's rating change (``rated`` False for a self-play seat). With
+        Returns each seat's rating change (``rated`` False for a self-play or an absent seat:
+        a forfeited seat with a fault-log entry of kind ``absent``, ``rating.absent_seats``). With
         ``worker``, only while the match is running on that worker's claim: a worker whose lease
         ran out and was taken over gets a :class:`LedgerError` and nothing is written.
         ``deal_salt`` and ``deal_commitment``: the deal as played, kept only where the match had
@@ -154,6 +162,10 @@ class MatchesMixin:
                     "faults": int(fault), "forfeited": bool(forfeit)}
                    for s, (score, place, fault, forfeit) in enumerate(zip(scores, places, faults, forfeited))]
         places = [int(p) for p in places]
+        absent = rules.absent_seats(details.get("faults"))
+        if any(not 0 <= s < n or not results[s]["forfeited"] for s in absent):
+            raise LedgerError(f"match {match_id}: absent seats {sorted(absent)} must be seats that forfeited "
+                              f"(forfeited: {[bool(f) for f in forfeited]})")
 
         with self._write() as session:
             # The status first: only one transaction can move a match to "finished".
@@ -172,7 +184,7 @@ class MatchesMixin:
 
             # The ratings: lock the rows of the match's bots, update them, log their history.
             bot_ids = [bot_id for bot_id, _ in seated]
-            changes = self._rate(session, game, match_id, bot_ids, places)
+            changes = self._rate(session, game, match_id, bot_ids, places, absent)
             # The bots' summaries, under the same lock of the game (ratings/summary.py).
             summary.record(session.connection(), game, [(b, r["s"], r["place"], r["faults"], r["forfeited"])
                                                         for b, r in zip(bot_ids, results)], details)
@@ -234,6 +246,7 @@ class MatchesMixin:
             log = conn.execute(_MATCH_LOG, key).first()
             history = conn.execute(_MATCH_HISTORY, key).all()
         names = {s.bot_id: s.name for s in seats}
+        log = log if log and log.steps and log.events else None  # a pruned match keeps an empty row (its seq)
         steps_json, events_json = (zlib.decompress(log.steps), zlib.decompress(log.events)) if log else (None, None)
         steps = _steps_of(json.loads(steps_json)) if log else []
         events = json.loads(events_json)["events"] if log else []
@@ -243,8 +256,9 @@ class MatchesMixin:
             places=[s.place for s in seats], league_id=m.league_id, round=m.round, index=m.position,
             duplicate_set=m.duplicate_set, created_at=m.created_at, finished_at=m.finished_at,
             fail_reason=m.fail_reason, kind=m.kind, deal_commitment=m.deal_commitment, deal_salt=m.deal_salt,
-            deal_spent=bool(m.spent), faults=[s.faults for s in seats],
-            forfeited=[s.forfeited for s in seats], steps=steps, events=events,
+            deal_spent=bool(m.spent), pruned_at=m.pruned_at, faults=[s.faults for s in seats],
+            forfeited=[s.forfeited for s in seats], absent=_absent(m.result_details, seats),
+            steps=steps, events=events,
             result_details=dict(m.result_details or {}), duration_s=m.duration_s, claimed_at=m.claimed_at,
             rating_changes=[RatingChange(h.seat, names.get(h.bot_id, "?"), h.game, h.rated, h.mu_before,
                                          h.sigma_before, h.mu, h.sigma) for h in history])

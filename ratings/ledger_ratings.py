@@ -5,10 +5,11 @@ replay them from the finished matches to the same floats. Design notes: docs/led
 from __future__ import annotations
 
 import functools
+import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
-from sqlalchemy import Integer, bindparam, delete, func, insert, text, update
+from sqlalchemy import Integer, bindparam, case, delete, func, insert, null, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -65,16 +66,25 @@ def _line_statement(by_game: bool, by_bots: bool):
 
 
 
+def _fault_log(details, sqlite: bool):
+    """A match's fault log from the replay's column: on SQLite the log as JSON text, else the
+    whole details."""
+    if sqlite:
+        return json.loads(details) if isinstance(details, str) else None
+    return details.get("faults") if isinstance(details, dict) else None
+
+
 class RatingsMixin:
     """Ratings: updated with each record, read, rebuilt and checked."""
 
     def _rate(self, session: Session, game: str, match_id: int, bot_ids: list[int],
-              places: list[int]) -> list[tuple[int, bool, float, float, float, float]]:
-        """Update the rating rows of one match; returns (bot, rated, μ₀, σ₀, μ, σ) per seat."""
+              places: list[int], absent: Collection[int] = ()) -> list[tuple[int, bool, float, float, float, float]]:
+        """Update the rating rows of one match (``absent``: its absent seats, not rated); returns
+        (bot, rated, μ₀, σ₀, μ, σ) per seat."""
         rows = self._lock_ratings(session, game, set(bot_ids))
         start = rules.initial(game)
         current = [(rows[b][0], rows[b][1]) if b in rows else start for b in bot_ids]
-        new = rules.rate_match(game, bot_ids, places, current)
+        new = rules.rate_match(game, bot_ids, places, current, absent)
         out, history, updates, inserts = [], [], [], []
         for seat, (bot_id, before, after) in enumerate(zip(bot_ids, current, new)):
             rated = after is not None
@@ -190,7 +200,14 @@ class RatingsMixin:
         (match, seat), the number of matches replayed). ``progress(done, total)`` is called now
         and then (every :data:`PROGRESS_EVERY` matches, and at the end).
         """
-        q = (select(MatchLog.seq, Match.id, Match.game, Seat.seat, Seat.bot_id, Seat.place)
+        # A forfeited seat's row brings its match's fault log (absent seats are not rated: rule 4),
+        # cut out by SQLite itself (as summary.py does); no other row reads the details.
+        if self._sqlite:
+            log_of = func.json_extract(Match.result_details, "$.faults")
+        else:
+            log_of = Match.result_details
+        q = (select(MatchLog.seq, Match.id, Match.game, Seat.seat, Seat.bot_id, Seat.place,
+                    case((Seat.forfeited.is_(True), log_of), else_=null()))
              .join(Match, Match.id == MatchLog.match_id).join(Seat, Seat.match_id == Match.id)
              .where(Match.status == FINISHED))
         if game is not None:
@@ -199,7 +216,7 @@ class RatingsMixin:
         history: dict[tuple[int, int], tuple] = {}
         replayed = 0
 
-        def rate(match_id: int, g: str, seats: list[tuple[int, int, int | None]]) -> None:
+        def rate(match_id: int, g: str, seats: list[tuple[int, int, int | None]], fault_log) -> None:
             nonlocal replayed
             bot_ids = [b for _, b, _ in seats]
             places = [p for _, _, p in seats]
@@ -208,7 +225,7 @@ class RatingsMixin:
             replayed += 1
             start = rules.initial(g)
             current = [tuple(state[b, g][:2]) if (b, g) in state else start for b in bot_ids]
-            new = rules.rate_match(g, bot_ids, places, current)
+            new = rules.rate_match(g, bot_ids, places, current, rules.absent_seats(fault_log))
             for (seat, b, place), before, after in zip(seats, current, new):
                 if after is not None:
                     row = state.setdefault((b, g), [start[0], start[1], 0, 0, 0])
@@ -228,18 +245,20 @@ class RatingsMixin:
                 count = count.where(Match.game == game)
             total = session.execute(count).scalar() or 0
             progress(0, total)
-        current_id, current_game, seats, seen = None, None, [], 0
-        for _seq, match_id, g, seat, bot_id, place in session.execute(q.order_by(MatchLog.seq, Seat.seat)):
+        current_id, current_game, seats, fault_log, seen = None, None, [], None, 0
+        for _seq, match_id, g, seat, bot_id, place, details in session.execute(q.order_by(MatchLog.seq, Seat.seat)):
             if match_id != current_id:
                 if current_id is not None:
-                    rate(current_id, current_game, seats)
+                    rate(current_id, current_game, seats, fault_log)
                     seen += 1
                     if progress is not None and seen % PROGRESS_EVERY == 0:
                         progress(seen, total)
-                current_id, current_game, seats = match_id, g, []
+                current_id, current_game, seats, fault_log = match_id, g, [], None
             seats.append((seat, bot_id, place))
+            if details is not None and fault_log is None:
+                fault_log = _fault_log(details, self._sqlite)
         if current_id is not None:
-            rate(current_id, current_game, seats)
+            rate(current_id, current_game, seats, fault_log)
             seen += 1
         if progress is not None:
             progress(seen, max(total, seen))
@@ -303,6 +322,7 @@ class RatingsMixin:
             for match_id, status in session.execute(select(Match.id, Match.status).where(
                     Match.status != FINISHED, Match.id.in_(select(RatingHistory.match_id)))):
                 problems.append(f"match {match_id} is {status} but has rating history")
+            problems += self._pruned_problems(session)  # a pruned match keeps an empty log (ledger_prune)
             seat_counts = dict(session.execute(select(Seat.match_id, func.count()).group_by(Seat.match_id)).all())
             for match_id, n in session.execute(select(RatingHistory.match_id, func.count())
                                                .group_by(RatingHistory.match_id)):

@@ -5,7 +5,7 @@ Tables: ``bot``, ``league``, ``match``, ``seat``, ``match_log`` (its ``seq`` is 
 docs/ledger.md.
 
 Facts are appended and never rewritten once a match is finished: bots, leagues, matches, their
-seats and their event logs. Ratings are derived from the facts (:mod:`cardarena.ratings.rating`)
+seats and their event logs (an old match's may be pruned: ``Ledger.prune``, its result kept). Ratings are derived from the facts (:mod:`cardarena.ratings.rating`)
 and can be rebuilt from them at any time (``Ledger.recompute``); so are the bots' summaries
 (``bot_summary``, :mod:`cardarena.ratings.summary`), which ``record_match`` keeps up to date and
 ``recompute`` rebuilds.
@@ -88,6 +88,7 @@ class Match(SQLModel, table=True):
     finished_at: datetime | None = None
     worker: str | None = None          # the worker that claimed it (while running; kept once recorded)
     lease_until: datetime | None = None  # its claim holds until then (UTC); None: no lease
+    pruned_at: datetime | None = None  # its step and event logs were dropped then (UTC; ``Ledger.prune``)
 
 
 class Seat(SQLModel, table=True):
@@ -161,6 +162,7 @@ INDEXES = (
                                       for k in ("bot_id", "game", "rated", "match_id", "mu", "sigma"))),
     Index("ix_rating_history_points", *(RatingHistory.__table__.c[k]
                                         for k in ("bot_id", "game", "rated_n", "mu", "sigma"))),
+    Index("ix_match_prune", Match.__table__.c.pruned_at, Match.__table__.c.finished_at),
 )
 
 
@@ -196,6 +198,9 @@ class SeatResults:
     places: list[int | None]
     faults: list[int | None]
     forfeited: list[bool | None]
+    #: per seat: absent (forfeited, its bot never connected during the match: not rated); empty
+    #: when not known (every seat then counts as present)
+    absent: list[bool] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -284,6 +289,13 @@ class MatchInfo:
     #: the deal is spent: the match is finished and so is every match that shares its deal
     #: (a duplicate set's rotations); only then are ``seed`` and ``deal_salt`` public
     deal_spent: bool = False
+    #: when its step and event logs were pruned (``Ledger.prune``; its result, ratings and deal
+    #: are kept), None while it has them
+    pruned_at: datetime | None = None
+
+    @property
+    def pruned(self) -> bool:
+        return self.pruned_at is not None
 
     def to_json(self) -> dict:
         """The fields of a listed match as JSON (a :class:`MatchDetail` adds its own): a shallow
@@ -292,15 +304,17 @@ class MatchInfo:
         return listed_json(self.id, self.game, self.seed, dict(self.options), self.status, list(self.bots),
                            list(self.scores), list(self.places), self.league_id, self.round, self.index,
                            self.duplicate_set, self.created_at, self.finished_at, self.fail_reason, self.kind,
-                           self.deal_commitment, self.deal_salt, self.deal_spent)
+                           self.deal_commitment, self.deal_salt, self.deal_spent, self.pruned_at)
 
 
 def listed_json(id, game, seed, options, status, bots, scores, places, league_id, round, index, duplicate_set,
-                created_at, finished_at, fail_reason, kind, deal_commitment, deal_salt, spent) -> dict:
+                created_at, finished_at, fail_reason, kind, deal_commitment, deal_salt, spent,
+                pruned_at=None) -> dict:
     """A listed match as JSON (``MatchInfo.to_json``) from its fields' values, in MatchInfo's
     order (a listing of the ledger builds it straight from its rows, no MatchInfo made), its
     times in ISO 8601; the values are taken as given, never copied. ``seed`` and ``deal_salt``
-    are None until the deal is spent: they deal every hand."""
+    are None until the deal is spent: they deal every hand. ``pruned``: its step and event logs
+    were dropped (at ``pruned_at``), its result, ratings and deal kept."""
     spent = bool(spent)
     return {"id": id, "game": game, "seed": seed if spent else None, "options": options, "status": status,
             "bots": bots, "scores": scores, "places": places, "league_id": league_id, "round": round,
@@ -308,7 +322,8 @@ def listed_json(id, game, seed, options, status, bots, scores, places, league_id
             "created_at": created_at.isoformat() if created_at else None,
             "finished_at": finished_at.isoformat() if finished_at else None, "fail_reason": fail_reason,
             "kind": kind, "deal_commitment": deal_commitment, "deal_salt": deal_salt if spent else None,
-            "deal_spent": spent}
+            "deal_spent": spent, "pruned": pruned_at is not None,
+            "pruned_at": pruned_at.isoformat() if pruned_at else None}
 
 
 @dataclass(frozen=True)
@@ -338,6 +353,9 @@ class MatchDetail(MatchInfo):
 
     faults: list[int | None] = field(default_factory=list)
     forfeited: list[bool | None] = field(default_factory=list)
+    #: per seat: absent (forfeited, its bot never connected during the match: its fault log's
+    #: entry of kind ``absent``); not rated (:mod:`.rating`, rule 4)
+    absent: list[bool] = field(default_factory=list)
     steps: list[dict] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     result_details: dict = field(default_factory=dict)
@@ -350,7 +368,8 @@ class MatchDetail(MatchInfo):
         is spent (a finished rotation of a duplicate set would deal the others' hands)."""
         d = super().to_json()
         shown = self.deal_spent
-        d.update(faults=list(self.faults), forfeited=list(self.forfeited), steps=self.steps if shown else [],
+        d.update(faults=list(self.faults), forfeited=list(self.forfeited), absent=list(self.absent),
+                 steps=self.steps if shown else [],
                  events=self.events if shown else [],
                  result_details=self.result_details, duration_s=self.duration_s,
                  claimed_at=self.claimed_at.isoformat() if self.claimed_at else None,

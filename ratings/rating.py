@@ -8,7 +8,8 @@ finished matches, in the order they were recorded, to exactly the same numbers.
    :data:`GAME_SETTINGS` for one game). Changing a setting changes every number: run ``recompute``.
 2. Free-for-all: every seat is its own team, ranked by its place, in the order of recording.
 3. Ties are draws; each tied seat is rated at every position of its tie group, and averaged.
-4. A forfeited seat is rated by the place it was given, below every seat that did not forfeit.
+4. A forfeited seat is rated by the place it was given, below every seat that did not forfeit;
+   an absent seat (its bot never connected during the match) is not rated (:func:`absent_seats`).
 5. Self-play is not rated: a bot that holds several seats of a match has none of them rated.
 6. ``matches``, ``wins`` and the mean place count rated matches only.
 7. An update TrueSkill cannot compute leaves μ and σ unchanged; it still counts as rated.
@@ -21,7 +22,7 @@ Design notes and measurements: docs/ledger.md (rating).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from math import fsum
 
@@ -116,22 +117,39 @@ def update(ratings: Sequence[Skill], places: Sequence[int], game: str = "") -> l
     return new
 
 
-def rated_seats(bots: Sequence[object]) -> list[int]:
-    """The seats that are rated: those whose bot holds no other seat of the match (rule 5)."""
+#: The kind of the fault-log entry (``result_details["faults"]``) of an absent seat's forfeit.
+ABSENT = "absent"
+
+
+def absent_seats(fault_log: object) -> frozenset[int]:
+    """The absent seats a match's fault log names (rule 4): those with an entry of kind
+    :data:`ABSENT`, which the referee writes for a seat whose bot had no stream at any time of
+    the match (it never played: the default policy played the seat out). A log that is no list
+    names none (a match recorded without one)."""
+    if not isinstance(fault_log, list):
+        return frozenset()
+    return frozenset(f["seat"] for f in fault_log
+                     if isinstance(f, Mapping) and f.get("kind") == ABSENT and isinstance(f.get("seat"), int))
+
+
+def rated_seats(bots: Sequence[object], absent: Collection[int] = ()) -> list[int]:
+    """The seats that are rated: those not absent (rule 4) whose bot holds no other seat of
+    the match (rule 5); none if fewer than two remain."""
     count: dict[object, int] = {}
     for b in bots:
         count[b] = count.get(b, 0) + 1
-    rated = [s for s, b in enumerate(bots) if count[b] == 1]
+    rated = [s for s, b in enumerate(bots) if count[b] == 1 and s not in absent]
     return rated if len(rated) >= 2 else []
 
 
 def rate_match(game: str, bots: Sequence[object], places: Sequence[int],
-               current: Sequence[Skill]) -> list[Skill | None]:
+               current: Sequence[Skill], absent: Collection[int] = ()) -> list[Skill | None]:
     """Apply the rules to one match: the new rating of each seat, ``None`` for an unrated seat.
 
-    ``current[i]`` is the rating of ``bots[i]`` before the match.
+    ``current[i]`` is the rating of ``bots[i]`` before the match; ``absent``: the absent seats
+    (:func:`absent_seats`). The seats rated are rated among themselves, by their places.
     """
-    seats = rated_seats(bots)
+    seats = rated_seats(bots, absent)
     out: list[Skill | None] = [None] * len(bots)
     if seats:
         new = update([current[s] for s in seats], [places[s] for s in seats], game)

@@ -8,11 +8,12 @@
 =============  ==============================================================================
 
 The human formats (``table``, ``markdown``) show rank, bot, μ, σ, μ − 3σ, matches, wins and
-mean place, the decimals rounded to 2, and a game column only when the rows hold several games.
+mean place, the decimals rounded to 2, a game column only when the rows hold several games, and
+an ``absent`` column (the matches a bot was absent from: not rated) only when a bot was.
 The machine formats (``csv``, ``json``) always have the game and keep every float at full
 precision (so a script can compare with ``recompute``), with the column names ``rank, bot, game,
-mu, sigma, conservative, matches, wins, mean_place``. Ranks count within each game. Rows come
-from :meth:`cardarena.ratings.Ledger.ratings`, already sorted.
+mu, sigma, conservative, matches, wins, mean_place, absent``. Ranks count within each game. Rows
+come from :meth:`cardarena.ratings.Ledger.ratings`, already sorted.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from .table import RatingRow
 
 FORMATS = ("table", "json", "csv", "markdown")
-MACHINE_COLUMNS = ("rank", "bot", "game", "mu", "sigma", "conservative", "matches", "wins", "mean_place")
+MACHINE_COLUMNS = ("rank", "bot", "game", "mu", "sigma", "conservative", "matches", "wins", "mean_place", "absent")
 
 
 def _several_games(rows: Sequence[RatingRow]) -> bool:
@@ -34,11 +35,13 @@ def _several_games(rows: Sequence[RatingRow]) -> bool:
 def _human(rows: Sequence[RatingRow]) -> tuple[list[str], list[bool], list[list[str]]]:
     """Headers, right-alignment per column, and cells as text."""
     games = _several_games(rows)
-    headers = ["rank", "bot"] + (["game"] if games else []) + ["μ", "σ", "μ − 3σ", "matches", "wins", "mean place"]
-    right = [True, False] + ([False] if games else []) + [True] * 6
+    absent = any(r.absent for r in rows)
+    headers = (["rank", "bot"] + (["game"] if games else [])
+               + ["μ", "σ", "μ − 3σ", "matches", "wins", "mean place"] + (["absent"] if absent else []))
+    right = [True, False] + ([False] if games else []) + [True] * (7 if absent else 6)
     cells = [[str(r.rank), r.bot] + ([r.game] if games else []) +
              [f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.matches), str(r.wins),
-              f"{r.mean_place:.2f}"] for r in rows]
+              f"{r.mean_place:.2f}"] + ([str(r.absent) if r.absent else ""] if absent else []) for r in rows]
     return headers, right, cells
 
 
@@ -68,7 +71,7 @@ def _csv(rows: Sequence[RatingRow]) -> str:
     writer.writerow(MACHINE_COLUMNS)
     for r in rows:
         writer.writerow([r.rank, r.bot, r.game, repr(r.mu), repr(r.sigma), repr(r.conservative), r.matches,
-                         r.wins, repr(r.mean_place)])
+                         r.wins, repr(r.mean_place), r.absent])
     return buf.getvalue()
 
 

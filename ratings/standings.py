@@ -9,7 +9,8 @@ opponent.
 Points: in a match of K seats a bot earns one point for every seat placed below it and half a
 point for every other seat sharing its place, so a K-seat match is worth K − 1 points to its
 winner. The table is ranked by points per match, then mean place, then name. A mean place comes
-with its 95 % interval (Student's t).
+with its 95 % interval (Student's t). A seat whose bot was absent (never connected during the
+match) counts as the forfeit it is, and the table counts those seats apart (``absent``).
 
 Design notes and measurements: docs/ledger.md (standings).
 """
@@ -77,6 +78,7 @@ class Standing:
     forfeits: int
     seat_matches: list[int]  # by seat
     seat_mean_place: list[float | None]  # by seat
+    absent: int = 0  # of its forfeits, the matches it was absent from (never connected: not rated)
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def standings(results: Sequence[SeatResults], bots: Sequence[str] | None = None)
     wins = {b: 0 for b in names}
     faults = {b: 0 for b in names}
     forfeits = {b: 0 for b in names}
+    absent = {b: 0 for b in names}
     seat_places: dict[str, list[list[int]]] = {b: [[] for _ in range(seats)] for b in names}
     by_seat: list[list[tuple[int, float]]] = [[] for _ in range(seats)]
     h2h: dict[tuple[str, str], list[int]] = {}  # (a, b) → [meetings, a above, b above, tied]
@@ -189,6 +192,7 @@ def standings(results: Sequence[SeatResults], bots: Sequence[str] | None = None)
             wins[b] += p == 1
             faults[b] += r.faults[s] or 0
             forfeits[b] += bool(r.forfeited[s])
+            absent[b] += bool(r.absent[s]) if r.absent else 0
             seat_places[b][s].append(p)
             by_seat[s].append((p, r.scores[s]))
         for s in range(len(r.bots)):
@@ -218,7 +222,7 @@ def standings(results: Sequence[SeatResults], bots: Sequence[str] | None = None)
                               x[2] if x[2] is not None else math.inf, x[0]))
     table = [Standing(rank, b, n, points[b], points[b] / n if n else 0.0, wins[b], m, lo, hi, mean(scores[b]),
                       faults[b], forfeits[b], [len(sp) for sp in seat_places[b]],
-                      [mean(sp) for sp in seat_places[b]])
+                      [mean(sp) for sp in seat_places[b]], absent[b])
              for rank, (b, n, m, lo, hi) in enumerate(lines, 1)]
     seat_rows = [SeatStanding(s, len(rows), mean([p for p, _ in rows]), mean([sc for _, sc in rows]),
                               sum(1 for p, _ in rows if p == 1)) for s, rows in enumerate(by_seat)]
@@ -326,14 +330,21 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Seq
 
 
 def format_table(st: LeagueStandings) -> str:
-    """The league table: points, wins, mean place with its 95 % interval, score, faults."""
+    """The league table: points, wins, mean place with its 95 % interval, score, faults; and,
+    when a bot was absent, the matches it was absent from (of its forfeits; not rated)."""
+    absent = any(s.absent for s in st.table)
     rows = []
     for s in st.table:
         interval = f"{s.place_low:.2f}–{s.place_high:.2f}" if s.place_low is not None else "–"
         rows.append([str(s.rank), s.bot, str(s.matches), f"{s.points:g}", _num(s.points_per_match), str(s.wins),
-                     _num(s.mean_place), interval, _num(s.mean_score), str(s.faults), str(s.forfeits)])
-    return text_table(["rank", "bot", "matches", "points", "per match", "wins", "mean place", "95% interval",
-                       "mean score", "faults", "forfeits"], rows, [True, False] + [True] * 9)
+                     _num(s.mean_place), interval, _num(s.mean_score), str(s.faults), str(s.forfeits)]
+                    + ([str(s.absent) if s.absent else ""] if absent else []))
+    table = text_table(["rank", "bot", "matches", "points", "per match", "wins", "mean place", "95% interval",
+                        "mean score", "faults", "forfeits"] + (["absent"] if absent else []), rows,
+                       [True, False] + [True] * (10 if absent else 9))
+    if absent:
+        table += "absent: seats forfeited by a bot that never connected during the match; they are not rated\n"
+    return table
 
 
 def format_seats(st: LeagueStandings) -> str:

@@ -44,14 +44,15 @@ def seat_histogram(details: Any, seat: int) -> dict | None:
 def add(row: dict, seat: int, place: int | None, faults: int | None, forfeited: bool | None,
         fault_log: Any, histogram: dict | None) -> None:
     """Add one finished seat to a summary row (module docstring). ``fault_log`` is read only when
-    the seat has faults; ``histogram`` is the seat's (None: not recorded)."""
+    the seat has faults or forfeited (an absent seat's forfeit is counted as the kind ``absent``);
+    ``histogram`` is the seat's (None: not recorded)."""
     from cardarena.server.latency import merge
     row["seats"] += 1
     row["wins"] += place == 1
     row["place_sum"] += place or 0
     row["faults"] += faults or 0
     row["forfeits"] += bool(forfeited)
-    if faults and isinstance(fault_log, list):
+    if (faults or forfeited) and isinstance(fault_log, list):
         kinds = row["fault_kinds"]
         for f in fault_log:
             if isinstance(f, Mapping) and f.get("seat") == seat and f.get("kind") != "forfeit":
@@ -69,7 +70,8 @@ def _facts_statement(sqlite: bool, by_game: bool):
     (``json_extract``, as JSON text), so a rebuild never parses a whole match's details."""
     if sqlite:
         path = literal("$.latency[") + cast(_seat.seat, String) + literal("]")
-        cut = (case((_seat.faults > 0, func.json_extract(_match.result_details, "$.faults")), else_=null()),
+        logged = (_seat.faults > 0) | _seat.forfeited.is_(True)  # the seats whose fault log add() reads
+        cut = (case((logged, func.json_extract(_match.result_details, "$.faults")), else_=null()),
                func.json_extract(_match.result_details, path))
     else:
         cut = (_match.result_details,)

@@ -1,10 +1,11 @@
 """The rating table's rows, and their light read: ``cardarena ratings`` in a new process.
 
 :class:`RatingRow` is one line of a rating table (:mod:`.models` and the package export it too).
-:func:`ratings_query` is the one query of the table, over the ``rating`` and ``bot`` tables, in
-plain SQL that both the plain ``sqlite3`` driver and SQLAlchemy (:meth:`Ledger.ratings`, on
-SQLite and PostgreSQL) run; :func:`ranked` orders and ranks its rows by the rating rules (rule 8
-of :mod:`.rating`: μ − 3σ, then μ, then the bot's name; ranks count within each game).
+:func:`ratings_query` is the one query of the table, over the ``rating``, ``bot`` and
+``bot_summary`` tables (a bot with no rated match has no row; its absent matches are counted
+apart), in plain SQL that both the plain ``sqlite3`` driver and SQLAlchemy (:meth:`Ledger.ratings`,
+on SQLite and PostgreSQL) run; :func:`ranked` orders and ranks its rows by the rating rules (rule
+8 of :mod:`.rating`: μ − 3σ, then μ, then the bot's name; ranks count within each game).
 
 :func:`read_sqlite` reads the table of a SQLite ledger file with the plain driver, read-only:
 no SQLAlchemy, SQLModel, pydantic or Alembic (their imports are most of a short command's time).
@@ -15,6 +16,7 @@ what failed in its own words. This module imports nothing beyond the standard li
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,17 +36,33 @@ class RatingRow:
     matches: int
     wins: int
     mean_place: float  # over the rated matches
+    absent: int = 0  # the matches of the game it was absent from: not rated, not in ``matches``
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def ratings_query(game: str | None) -> tuple[str, dict]:
-    """The table's query and its parameters: (game, μ, σ, matches, wins, place sum, bot name) of
-    every bot with rated matches, of one game or of all (named ``:game`` parameter: both drivers)."""
-    sql = ("SELECT rating.game, rating.mu, rating.sigma, rating.matches, rating.wins, rating.place_sum, bot.name "
-           "FROM rating JOIN bot ON bot.id = rating.bot_id WHERE rating.matches > 0")
+    """The table's query and its parameters: (game, μ, σ, matches, wins, place sum, bot name,
+    the bot's fault kinds in the game) of every bot with rated matches, of one game or of all
+    (named ``:game`` parameter: both drivers). The fault kinds (``bot_summary.fault_kinds``, JSON)
+    count its absent seats (:func:`absent_count`)."""
+    sql = ("SELECT rating.game, rating.mu, rating.sigma, rating.matches, rating.wins, rating.place_sum, bot.name, "
+           "bot_summary.fault_kinds FROM rating JOIN bot ON bot.id = rating.bot_id "
+           "LEFT JOIN bot_summary ON bot_summary.bot_id = rating.bot_id AND bot_summary.game = rating.game "
+           "WHERE rating.matches > 0")
     return (sql, {}) if game is None else (sql + " AND rating.game = :game", {"game": game})
+
+
+def absent_count(fault_kinds: Any) -> int:
+    """The absent seats in a bot's fault kinds (a summary's ``fault_kinds``: a dict, or its JSON
+    text as SQLite gives it; None for no summary)."""
+    if isinstance(fault_kinds, str):
+        if '"absent"' not in fault_kinds:  # most bots: no JSON to parse
+            return 0
+        fault_kinds = json.loads(fault_kinds)
+    count = fault_kinds.get("absent", 0) if isinstance(fault_kinds, dict) else 0
+    return count if isinstance(count, int) else 0
 
 
 def ranked(rows: Iterable[tuple]) -> list[RatingRow]:
@@ -52,11 +70,11 @@ def ranked(rows: Iterable[tuple]) -> list[RatingRow]:
     from .rating import conservative
     rows = sorted(rows, key=lambda r: (r[0], -conservative(r[1], r[2]), -r[1], r[6]))
     table, rank, last_game = [], 0, None
-    for g, mu, sigma, matches, wins, place_sum, name in rows:
+    for g, mu, sigma, matches, wins, place_sum, name, fault_kinds in rows:
         rank = rank + 1 if g == last_game else 1
         last_game = g
         table.append(RatingRow(rank, name, g, mu, sigma, conservative(mu, sigma), matches, wins,
-                               place_sum / matches if matches else 0.0))
+                               place_sum / matches if matches else 0.0, absent_count(fault_kinds)))
     return table
 
 

@@ -140,7 +140,7 @@ async def run_check(referee, games: list[str] | None, matches: int, move_time: f
             rep.decisions += len(out.latencies[at])
             rep.latencies += out.latencies[at]
             for f in out.fault_log:
-                if f.seat == at and f.kind != "forfeit":
+                if f.seat == at and f.kind not in ("forfeit", "absent"):  # forfeits are counted apart
                     rep.faults[f.kind] += 1
             rep.forfeits += int(out.forfeited[at])
             if watch is not None:

@@ -847,26 +847,34 @@ class NotReplayable(LeagueError):
     this release's replay of it may differ without the record being wrong."""
 
 
+def _deal_problems(m) -> list[str]:
+    """The match's deal checked against its commitment (none recorded: nothing to check)."""
+    if m.deal_commitment and not deal.verify(m.game, m.id, m.seed, m.deal_salt or "", m.deal_commitment):
+        return [f"the deal does not match its commitment: seed {m.seed} and salt {m.deal_salt} give "
+                f"{deal.commitment(m.game, m.id, m.seed, m.deal_salt or '')}, the bots were sent "
+                f"{m.deal_commitment}"]
+    return []
+
+
 def verify_match(m) -> list[str]:
     """Replay a recorded match (a MatchDetail) from its seed and steps; every difference found
     between the replay and the recorded events and result. Empty: the record is exact. Raises
     :class:`NotReplayable` for a match recorded by another engine version (records without one
-    were made by version 1)."""
+    were made by version 1). A pruned match (its steps and events dropped: ``Ledger.prune``)
+    cannot be replayed: only its deal is checked against its commitment."""
     from .match import Match
     from .referee import place_forfeits_last
 
     if m.status != "finished":
         raise LeagueError(f"match {m.id} is {m.status}; only a finished match can be verified")
+    if getattr(m, "pruned_at", None) is not None:
+        return _deal_problems(m)
     recorded = (m.result_details or {}).get("engine_version", 1)
     current = get(m.game).engine_version
     if recorded != current:
         raise NotReplayable(f"match {m.id} was recorded by version {recorded} of the {m.game} rules engine and "
                             f"this release has version {current}: its replay may differ, so it is not verified here")
-    problems: list[str] = []
-    if m.deal_commitment and not deal.verify(m.game, m.id, m.seed, m.deal_salt or "", m.deal_commitment):
-        problems.append(f"the deal does not match its commitment: seed {m.seed} and salt {m.deal_salt} give "
-                        f"{deal.commitment(m.game, m.id, m.seed, m.deal_salt or '')}, the bots were sent "
-                        f"{m.deal_commitment}")
+    problems: list[str] = _deal_problems(m)
     try:
         match = Match(m.game, len(m.bots), m.seed, m.options, str(m.id))
     except Exception as e:

@@ -10,8 +10,9 @@ decision has a deadline, ``move_seconds`` plus what is left of the seat's bank. 
 (``late``, ``out-of-range``, ``unknown-decision``, ``malformed``) is counted for the seat,
 answered by a ``Notice``, and never silently corrected. After ``max_faults`` faults the seat
 forfeits. A disconnected bot's decisions wait with no clock, within ``grace_seconds`` and
-``max_reconnects`` per match. A second stream with the same token replaces the first. Unusable
-messages and notices are rate-limited, and a link's outbox is bounded.
+``max_reconnects`` per match; a bot with no stream at any time of a match is absent from it
+(its forfeit is logged as kind ``absent``). A second stream with the same token replaces the
+first. Unusable messages and notices are rate-limited, and a link's outbox is bounded.
 
 Watchers (``Referee.watchers``, the live web pages) are called synchronously on the event loop
 at a match's start, after each step and at its end. A watcher must return at once and never
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardarena.v1 import referee_pb2 as pb
+
+from cardarena.ratings.rating import ABSENT
 
 from . import deal, wire
 from .games import Result
@@ -116,6 +119,7 @@ class Link:
         self.games: tuple[str, ...] = ()        # Hello.games: empty is every game
         self.hello: asyncio.Event = asyncio.Event()  # set once the bot has said hello
         self.max_matches = 0                          # Hello.max_matches: 0 is the server's limit
+        self.max_matches_per_hour = 0                 # Hello.max_matches_per_hour: 0 is no limit
         self.strays = 0
         self.flood = _Bucket(FLOOD_RATE, FLOOD_BURST)
         self.notices = _Bucket(NOTICE_RATE, NOTICE_BURST)
@@ -744,11 +748,14 @@ class Referee:
                         f"{run.faults[seat]} faults: the seat forfeits; the default policy plays it out")
 
     def _forfeit(self, run: "_Run", bot: str, why: str) -> None:
-        """Every seat ``bot`` holds in the match forfeits; what waits for it gets the default."""
+        """Every seat ``bot`` holds in the match forfeits; what waits for it gets the default.
+        A bot that had no stream at any time of the match is absent: its seats never played, and
+        their forfeits are logged as kind ``absent`` (not rated: rule 4 of ``ratings/rating.py``)."""
+        kind = "forfeit" if bot in run.seen else ABSENT
         for seat in run.seats_of(bot):
             if not run.forfeited[seat]:
                 run.forfeited[seat] = True
-                run.fault_log.append(Fault(seat, len(run.match.steps), "forfeit", why))
+                run.fault_log.append(Fault(seat, len(run.match.steps), kind, why))
                 self.notice(bot, pb.Notice.FORFEIT, run.match.match_id, seat, 0,
                             f"the seat forfeits: {why}; the default policy plays it out")
                 log.info("match %s seat %d (%s) forfeits: %s", run.match.match_id, seat, bot, why)

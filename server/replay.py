@@ -117,6 +117,11 @@ class Replay:
             return out
 
 
+def pruned_on(m) -> str:
+    """The day (UTC) a match's step log was pruned, as ``match show`` and the pages say it."""
+    return m.pruned_at.strftime("%Y-%m-%d")
+
+
 def render_match(m, seat: int | None = None) -> list[str]:
     """A recorded match (a MatchDetail) as a readable play-by-play, the text of ``cardarena match
     show`` and of the web's match page; with ``seat``, only what that seat saw."""
@@ -128,6 +133,9 @@ def render_match(m, seat: int | None = None) -> list[str]:
         lines.append(f"  seat {s}: {b}")
     if seat is not None:
         lines.append(f"(as seat {seat} saw it)")
+    if getattr(m, "pruned_at", None) is not None:
+        lines.append(f"(step log pruned on {pruned_on(m)}: no play-by-play or replay; the result, the ratings "
+                     "and the deal are kept)")
     for ev in m.events:
         if seat is not None and ev["seats"] is not None and seat not in ev["seats"]:
             continue
@@ -139,6 +147,7 @@ def render_match(m, seat: int | None = None) -> list[str]:
             if m.faults and m.faults[s]:
                 extra.append(f"{m.faults[s]} faults")
             if m.forfeited and m.forfeited[s]:
-                extra.append("forfeited")
+                absent = getattr(m, "absent", None)
+                extra.append("forfeited: absent, not rated" if absent and absent[s] else "forfeited")
             lines.append(f"  place {m.places[s]}: seat {s} {b}, score {m.scores[s]:g}" + (f" ({', '.join(extra)})" if extra else ""))
     return lines

@@ -47,7 +47,8 @@ def _load_match(db: str, match_id: int):
 def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `cardarena match list`).")],
                seat: Annotated[Optional[int], typer.Option("--seat", help="Show only what this seat saw.")] = None,
                db: DbOpt = "cardarena.db"):
-    """A recorded match, play by play (omniscient, or as one seat saw it)."""
+    """A recorded match, play by play (omniscient, or as one seat saw it); a pruned match (`ledger
+    prune`) shows its seats and result, and the day its step log was pruned."""
     m = _load_match(db, match_id)
     if seat is not None and not 0 <= seat < len(m.bots):
         raise typer.BadParameter(f"match {match_id} has seats 0–{len(m.bots) - 1}", param_hint="--seat")
@@ -73,7 +74,8 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
                  league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
                  db: DbOpt = "cardarena.db"):
     """Check a recorded match's deal against its commitment, replay it from its seed and steps, and
-    check the recorded events and result."""
+    check the recorded events and result. A pruned match (`ledger prune`) has no steps to replay:
+    its deal is checked, and it says so (exit 0 when the deal matches)."""
     from ..league import verify_match
     if (match_id is None) == (league is None):
         raise typer.BadParameter("give a match id or --league, one of them", param_hint="MATCH_ID")
@@ -85,6 +87,13 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
             for p in problems:
                 out.print(f"match {m.id}: {p}", markup=False)
             raise CliError(f"match {m.id} does not verify: {len(problems)} difference{'s' if len(problems) > 1 else ''}")
+        if m.pruned_at is not None:
+            from ..replay import pruned_on
+            dealt = (f"seed {m.seed} and salt {m.deal_salt} give its deal commitment" if m.deal_commitment
+                     else "it was recorded without a deal commitment")
+            out.print(f"match {m.id} is pruned: its step log was pruned on {pruned_on(m)}, so it cannot be replayed; "
+                      f"{dealt}; its result is kept (places {' '.join(map(str, m.places))})", markup=False)
+            return
         seed = f"seed {m.seed}" if m.deal_spent else "its seed (secret: its deal is still in play)"
         dealt = " dealt as committed;" if m.deal_commitment else " (recorded without a deal commitment);"
         out.print(f"match {m.id} verified:{dealt} {seed} and its {len(m.steps)} steps replay the {len(m.events)} "
@@ -93,31 +102,43 @@ def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match i
     ids = [m.id for m in ledger.league_matches(league, "finished")]
     bad = 0
     older: list[int] = []
+    pruned: list[int] = []
     bar, update = _count_bar(f"verifying league {league}")
     with bar:
         for k, mid in enumerate(ids):
-            problems = _replay(ledger.match(mid), older)
+            problems = _replay(ledger.match(mid), older, pruned)
             if problems:
                 bad += 1
                 for p in problems:
                     out.print(f"match {mid}: {p}", markup=False)
             update(k + 1, len(ids))
     _say_older(older)
+    _say_pruned(pruned)
     if bad:
         raise CliError(f"league {league}: {bad} of {len(ids)} finished matches do not verify")
-    done = len(ids) - len(older)
-    out.print(f"league {league}: {'all ' if not older else ''}{done} finished matches verified (their seeds and steps "
+    done = len(ids) - len(older) - len(pruned)
+    out.print(f"league {league}: {'all ' if not older and not pruned else ''}{done} finished matches verified (their seeds and steps "
               "replay the recorded events and results exactly)", markup=False)
 
 
-def _replay(m, older: list[int]) -> list[str]:
-    """``verify_match``; a match recorded by another rules engine version is noted in ``older``."""
+def _replay(m, older: list[int], pruned: list[int] | None = None) -> list[str]:
+    """``verify_match``; a match recorded by another rules engine version is noted in ``older``, a
+    pruned one (only its deal checked) in ``pruned``."""
     from ..league import NotReplayable, verify_match
+    if m.pruned_at is not None and pruned is not None:
+        pruned.append(m.id)
     try:
         return verify_match(m)
     except NotReplayable:
         older.append(m.id)
         return []
+
+
+def _say_pruned(pruned: list[int]) -> None:
+    if pruned:
+        shown = ", ".join(map(str, pruned[:10])) + (", …" if len(pruned) > 10 else "")
+        out.print(f"{len(pruned)} finished matches ({shown}) are pruned (`ledger prune`): their step logs are gone, "
+                  "so they are not replayed: only their deals are checked (against their commitments, where recorded)", markup=False)
 
 
 def _say_older(older: list[int]) -> None:

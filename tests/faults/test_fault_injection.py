@@ -47,9 +47,10 @@ def test_a_bot_that_crashes_mid_match_forfeits_after_the_grace(league):
 
 
 def test_a_bot_that_exits_before_connecting(league):
+    """It never played: each forfeit is logged as absent (not rated: rating rule 4)."""
     run = league("exit_before_connect.py", start_timeout=2.0)
     kinds = check_league(run, bad_forfeits=True)
-    assert kinds == ["forfeit"] * 9
+    assert kinds == ["absent"] * 9
 
 
 def test_out_of_range_duplicate_and_foreign_answers_are_faults(league):
@@ -75,5 +76,5 @@ def test_a_bot_that_reconnects_within_the_grace_plays_on(league):
 def test_a_bot_with_a_wrong_token_never_plays(league):
     run = league("wrong_token.py", start_timeout=2.0)
     kinds = check_league(run, bad_forfeits=True)
-    assert kinds == ["forfeit"] * 9
+    assert kinds == ["absent"] * 9, "never seated, so never played: absent"
     assert "not-a-real-token" not in run.log_text

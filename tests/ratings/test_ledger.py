@@ -572,9 +572,21 @@ def test_a_match_detail_as_json_is_every_field_of_it(led):
     match_id, _ = play(led, ["a", "b"], [2, 1], result_details={"faults": []})
     m = led.match(match_id)
     want = dataclasses.asdict(m)
-    for k in ("created_at", "finished_at", "claimed_at"):
+    for k in ("created_at", "finished_at", "claimed_at", "pruned_at"):
         want[k] = want[k].isoformat() if want[k] else None
+    want = with_pruned(want)
     assert m.to_json() == want and list(m.to_json()) == list(want)
+    assert want["pruned"] is False
+
+
+def with_pruned(fields: dict) -> dict:
+    """The fields in their order, with the derived ``pruned`` flag right before ``pruned_at``."""
+    out = {}
+    for k, v in fields.items():
+        if k == "pruned_at":
+            out["pruned"] = v is not None
+        out[k] = v
+    return out
 
 
 @pytest.mark.parametrize("ident", [0, -1, ledger_module.ID_MAX + 1, 2 ** 63 - 1, 2 ** 70])
@@ -657,7 +669,7 @@ def test_a_listing_as_json_is_each_matchs_own_json_built_from_its_rows(led):
     assert {m.status for m in infos} == {FINISHED, SCHEDULED, "failed"} and len(listed) == 3
     assert listed == [m.to_json() for m in infos]
     assert [list(d) for d in listed] == [list(m.to_json()) for m in infos]
-    assert list(listed[0]) == [f.name for f in dataclasses.fields(MatchInfo)]
+    assert list(listed[0]) == list(with_pruned({f.name: None for f in dataclasses.fields(MatchInfo)}))
     assert led.bot_page("a", 2, as_json=True).recent == [m.to_json() for m in led.matches(bot="a", limit=2)]
     assert led.matches(bot="c", as_json=True) == [infos[-1].to_json()]
     assert infos[-1].to_json()["created_at"] == "2026-01-01T00:00:30+00:00"
