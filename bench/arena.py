@@ -21,10 +21,16 @@ Printed, from the ledger afterwards and from /proc:
 - the referee's **RSS** over time (``VmRSS`` of /proc/PID/status every ``--sample`` seconds) and
   its CPU time over the run (utime + stime of /proc/PID/stat);
 - the **fairness** of the draw: finished matches per bot (min/median/max, overall and per ladder)
-  and distinct opponents per bot.
+  and distinct opponents per bot;
+- the **ledger's bytes a match** (the SQLite file over its finished matches) before and after
+  ``cardarena ledger prune --older-than 0`` (the step and event logs dropped, the file vacuumed),
+  and what a day adds at a pace of ``--rate`` matches a minute (default 12) either way.
+
+``--simulate N`` runs bench/arena_sim.py instead: the real matchmaker and ledger with N in-process
+bots on a simulated clock, no gRPC (its own options: ``--simulate N --help``).
 
 Usage: python bench/arena.py [--seconds 60] [--bots 200] [--ladder sixth-card:4 --ladder scout:3
---ladder unsorted:3] [--max-matches 2] [--move-time 2] [--sample 5] [--drain 10]
+--ladder unsorted:3] [--max-matches 2] [--move-time 2] [--sample 5] [--drain 10] [--rate 12]
 """
 from __future__ import annotations
 
@@ -53,6 +59,7 @@ from cardarena.client.bot import play
 from cardarena.ratings import Ledger
 
 LADDERS = ("sixth-card:4", "scout:3", "unsorted:3")
+RATE = 12.0  # matches a minute: the pace a day's ledger growth is figured at, unless --rate says
 ADMIN_TOKEN = "bench-arena-admin-token"
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -111,7 +118,7 @@ def start_serve(db: Path, ladders: list[str], args) -> tuple[subprocess.Popen, s
     by a thread, so the pipe never fills)."""
     argv = [sys.executable, "-m", "cardarena.server.cli", "serve", "--db", str(db), "--address", "127.0.0.1:0",
             "--no-web", "--max-matches", str(args.max_matches), "--move-time", str(args.move_time),
-            "--drain", str(args.drain)]
+            "--drain", str(args.drain), "--rate", "0"]  # no pace: the arena as fast as it goes
     for spec in ladders:
         argv += ["--ladder", spec]
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
@@ -231,7 +238,41 @@ def report(db: Path, stopped: datetime, samples: list, cpu: float | None, args, 
         print(f"  never seated: {len(idle)} bots ({', '.join(idle[:10])}{' …' if len(idle) > 10 else ''})")
 
 
+def retention(db: Path, base: int, args) -> None:
+    """The ledger's bytes a match (beyond ``base``, its bytes with the bots alone) before and after
+    ``ledger prune --older-than 0``, and a day's growth at ``--rate`` matches a minute."""
+    ledger = Ledger(str(db))
+    matches = ledger.counts()["matches"]["finished"]
+    before = ledger.storage_bytes()
+    ledger.close()
+    if not matches or not before:
+        print("ledger: no finished match to measure")
+        return
+    r = subprocess.run([sys.executable, "-m", "cardarena.server.cli", "ledger", "prune", "--older-than", "0",
+                        "--db", str(db)], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"ledger prune failed: {r.stderr.strip()}")
+        return
+    ledger = Ledger(str(db))
+    after = ledger.storage_bytes()
+    ledger.close()
+    per, pruned = (before - base) / matches, max(after - base, 0) / matches
+    print(f"ledger: {before:,} bytes for {matches} finished matches ({base:,} of them before any match), "
+          f"{per:,.0f} a match; after `ledger prune --older-than 0`: {after:,} bytes, {pruned:,.0f} a match "
+          f"({100 * (1 - pruned / per):.0f} % less)")
+    pace = "the default pace" if args.rate == RATE else "--rate"
+    day = args.rate * 60 * 24
+    print(f"a day at {args.rate:g} matches a minute ({pace}; {day:,.0f} matches): {per * day / 1e6:,.1f} MB with "
+          f"every log kept, {pruned * day / 1e6:,.1f} MB once they are pruned (serve --keep-logs DAYS keeps DAYS "
+          "days of logs)")
+
+
 def main() -> None:
+    if any(a == "--simulate" or a.startswith("--simulate=") for a in sys.argv[1:]):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import arena_sim
+        arena_sim.main(sys.argv[1:])
+        return
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--bots", type=int, default=200)
@@ -241,13 +282,19 @@ def main() -> None:
     p.add_argument("--sample", type=float, default=5.0, help="seconds between two RSS samples")
     p.add_argument("--drain", type=float, default=10.0)
     p.add_argument("--verbose", action="store_true", help="print the end of serve's log")
+    p.add_argument("--rate", type=float, default=RATE,
+                   help=f"matches a minute a day's ledger growth is figured at (default {RATE:g})")
     args = p.parse_args()
+    if not 0 < args.rate < float("inf"):
+        p.error("--rate: matches a minute, above 0")
     ladders = args.ladder or list(LADDERS)
     logging.basicConfig(level=logging.ERROR)  # the SDK's reconnect warnings at the SIGTERM are expected
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "arena.db"
         ledger = Ledger(str(db))
         tokens = {name: ledger.add_bot(name, owner="bench")[1] for name in bot_names(args.bots)}
+        ledger.reclaim()  # the WAL checkpointed: the file as the matches find it
+        base = ledger.storage_bytes()
         ledger.close()
         proc, address, lines = start_serve(db, ladders, args)
         try:
@@ -258,6 +305,7 @@ def main() -> None:
         if proc.returncode != 0 or args.verbose:
             print(f"serve exited with {proc.returncode}; its last lines:\n" + "\n".join(lines[-40:]))
         report(db, stopped, samples, cpu, args, ladders)
+        retention(db, base, args)
 
 if __name__ == "__main__":
     main()

@@ -1,14 +1,14 @@
 """The arena: rated ladder matches around the clock among the bots connected to ``cardarena serve``.
 
-``serve --ladder GAME[:SEATS]`` (repeatable) keeps matches of each ladder going among the
+``serve --ladder GAME[:SEATS][@RATE]`` (repeatable) keeps matches of each ladder going among the
 registered bots that are connected, claim the game in their ``Hello.games`` (empty: every game),
 are neither paused (``bot pause``) nor benched (quarantine), and have room for one more match.
 
-Matchmaking (:func:`draw_table`): the anchor is the free bot that has waited longest, so nobody
-starves; the other seats are drawn at random, weighted by TrueSkill match quality and by how
-rarely the bots met lately, and ``FLOOR`` keeps every pairing possible. Per bot at most
-``max_per_bot`` matches at once (``serve --max-matches``), fewer if its ``Hello.max_matches``
-asks for fewer.
+Matchmaking (:func:`draw_table`): the anchor is the free bot that has waited longest; the other
+seats are drawn at random, weighted by TrueSkill match quality and by how rarely the bots met
+lately. Per bot at most ``max_per_bot`` matches at once, fewer if its ``Hello.max_matches`` asks.
+Pace: a ladder starts a match at most every ``60 / rate`` s (``serve --rate``, ``@RATE``), a bot
+at most every ``3600 / Hello.max_matches_per_hour`` s, never two closer (a token bucket of one).
 
 Quarantine (:class:`QuarantineRule`): a bot with too many faults or forfeits in its last
 ``window`` ladder matches is benched for ``bench_seconds`` and comes back by itself.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import random
 import secrets
@@ -51,25 +52,43 @@ class LadderError(ValueError):
     """A ladder given wrongly (one line for the CLI)."""
 
 
+def rate_error(rate: float) -> str | None:
+    """Why ``rate`` is no pace (matches a minute: a finite number, 0 or more), or None."""
+    if not math.isfinite(rate) or rate < 0:
+        return f"must be matches a minute, 0 (no pace) or more, not {rate:g}"
+    return None
+
+
 @dataclass(frozen=True)
 class LadderSpec:
     game: str
     seats: int
+    rate: float | None = None  # matches a minute at most; None: the arena's (serve --rate); 0: no pace
 
     @classmethod
     def parse(cls, text: str) -> "LadderSpec":
-        """``GAME`` or ``GAME:SEATS``; the table size defaults to the game's smallest."""
-        game, sep, seats = text.strip().partition(":")
+        """``GAME``, ``GAME:SEATS``, either with ``@RATE`` (matches a minute at most; 0: no pace);
+        the table size defaults to the game's smallest, the pace to the arena's."""
+        body, at, rate_text = text.strip().partition("@")
+        rate = None
+        if at:
+            try:
+                rate = float(rate_text)
+            except ValueError:
+                raise LadderError(f"{text!r}: the pace after @ must be matches a minute, not {rate_text!r}") from None
+            if (why := rate_error(rate)) is not None:
+                raise LadderError(f"{text!r}: the pace after @ {why}")
+        game, sep, seats = body.partition(":")
         try:
             g = get_game(game)
         except KeyError:
             from .games import games
             raise LadderError(f"no game {game!r} (games: {', '.join(games())})") from None
         if not sep:
-            return cls(game, g.min_players)
+            return cls(game, g.min_players, rate)
         if not seats.isdigit() or not g.min_players <= int(seats) <= g.max_players:
             raise LadderError(f"{text!r}: {game} is played by {g.min_players} to {g.max_players} seats")
-        return cls(game, int(seats))
+        return cls(game, int(seats), rate)
 
     def __str__(self) -> str:
         return f"{self.game}:{self.seats}"
@@ -156,13 +175,19 @@ class Arena:
     def __init__(self, referee, ledger, ladders: Sequence[LadderSpec], *, max_per_bot: int = 2,
                  rule: QuarantineRule = QuarantineRule(), time_control=None, drain_seconds: float = 30.0,
                  tick: float = 0.1, rng: random.Random | None = None,
-                 on_change: Callable[[], None] | None = None, lease_seconds: float = LEASE):
+                 on_change: Callable[[], None] | None = None, lease_seconds: float = LEASE,
+                 rate: float = 0.0, clock: Callable[[], float] = time.monotonic):
         self.referee, self.ledger = referee, ledger
         self.worker = f"{socket.gethostname()}:{os.getpid()}"  # this server, on its claims (leases)
         self.lease_seconds = lease_seconds
-        self.playing_ids: set[int] = set()     # ladder matches of this server being played
-        self._leases_at = 0.0
+        self.playing_ids: set[int] = set()     # ladder matches of this server being played (leased)
+        self._settling: set[int] = set()       # of those, the ones whose end this server is writing
+        self._lease_task: asyncio.Task | None = None
         self.ladders = list(ladders)
+        self.rate = rate      # matches a minute of a ladder whose spec gives none; 0: no pace
+        self.clock = clock    # seconds, monotonic: the pace, free times and rematch waits read it
+        self._next_start: dict[str, float] = {}   # game → when its ladder may start a match (clock)
+        self._bot_next: dict[str, float] = {}     # bot → when it may start one (Hello.max_matches_per_hour)
         self.max_per_bot = max_per_bot
         self.rule = rule
         self.time_control = time_control
@@ -222,16 +247,32 @@ class Arena:
             return True
         return True
 
-    def _leases(self) -> None:
-        """Renew the leases of this server's running ladder matches, and clean up after gone
-        servers (in a thread, every third of the lease)."""
-        ids = list(self.playing_ids)
-        if ids:
-            kept = set(self.ledger.renew_leases(self.worker, ids, self.lease_seconds))
-            for lost in set(ids) - kept:
-                if lost in self.playing_ids:  # not finished meanwhile
-                    log.warning("ladder match %s is no longer this server's (its lease ran out)", lost)
+    async def _keep_leases(self) -> None:
+        """Every third of the lease, from :meth:`start` until :meth:`stop` has settled the last
+        match (the drain too): renew this server's leases, and clean up after gone servers."""
+        while True:
+            try:
+                await self._renew()
+            except Exception:  # noqa: BLE001 - a busy or unreachable ledger: next time
+                log.exception("renewing the ladder matches' leases")
+            await asyncio.sleep(self.lease_seconds / 3)
+
+    async def _renew(self) -> None:
+        """One renewal. A match the ledger no longer lets this server renew is lost only if it is
+        still played here and this server is not writing its end itself: both sets change on the
+        event loop only, and a match joins ``_settling`` before the thread that finishes it
+        starts (docs/arena.md, "Leases on one server")."""
+        ids = set(self.playing_ids)
+        kept = set(await asyncio.to_thread(self._renew_and_clean, ids))
+        for lost in sorted(ids - kept):
+            if lost in self.playing_ids and lost not in self._settling:
+                log.warning("ladder match %s is no longer this server's (its lease ran out)", lost)
+
+    def _renew_and_clean(self, ids: set[int]) -> list[int]:
+        """In a thread: renew the leases of ``ids``, the ones still this server's; then clean up."""
+        kept = self.ledger.renew_leases(self.worker, ids, self.lease_seconds) if ids else []
         self._clean()
+        return kept
 
     def _refresh(self) -> None:
         """The bots' states and the ladders' ratings, from the ledger (in a thread, once a second)."""
@@ -264,6 +305,7 @@ class Arena:
     def start(self) -> asyncio.Task:
         self._load()
         self._loop_task = asyncio.create_task(self._run(), name="arena")
+        self._lease_task = asyncio.create_task(self._keep_leases(), name="arena leases")
         return self._loop_task
 
     def wake(self) -> None:
@@ -271,33 +313,46 @@ class Arena:
 
     async def _run(self) -> None:
         while not self._stopping:
-            now = time.monotonic()
-            if now >= self._leases_at:
-                self._leases_at = now + self.lease_seconds / 3
-                try:
-                    await asyncio.to_thread(self._leases)
-                except Exception:  # noqa: BLE001 - a busy or unreachable ledger: next time
-                    log.exception("renewing the ladder matches' leases")
+            now = self.clock()
             if now >= self._refresh_at:  # `bot pause/resume` by another process, bench ends
                 self._refresh_at = now + 1.0
                 try:
                     await asyncio.to_thread(self._refresh)
                 except Exception:  # noqa: BLE001 - a busy ledger: try again next second
                     log.exception("reading the bots' states")
-            now_utc = utcnow()
-            for bot in [b for b, (until, _) in self.benched.items() if until <= now_utc]:
-                del self.benched[bot]  # the bench is over: back at once, its page and `bot list` too
-            # one table at a time, ladder after ladder, so that no ladder takes every free bot
-            # (the ladder that starts the round turns, too)
-            self._turn = (self._turn + 1) % len(self.ladders)
-            order = self.ladders[self._turn:] + self.ladders[:self._turn]
-            while not self._stopping and sum(self._schedule(spec) for spec in order):
-                pass
+            self._round()
             self._wake.clear()
             try:
-                await asyncio.wait_for(self._wake.wait(), self.tick)
+                await asyncio.wait_for(self._wake.wait(), self._until_due(self.clock()))
             except asyncio.TimeoutError:
                 pass
+
+    def _round(self) -> None:
+        """One turn of the loop after its refresh: benches that are over end, then tables start
+        until none can (bench/arena_sim.py calls it on a simulated clock, in place of ``_run``)."""
+        now_utc = utcnow()
+        for bot in [b for b, (until, _) in self.benched.items() if until <= now_utc]:
+            del self.benched[bot]  # the bench is over: back at once, its page and `bot list` too
+        # one table at a time, ladder after ladder, so that no ladder takes every free bot
+        # (the ladder that starts the round turns, too)
+        self._turn = (self._turn + 1) % len(self.ladders)
+        order = self.ladders[self._turn:] + self.ladders[:self._turn]
+        while not self._stopping and sum(self._schedule(spec) for spec in order):
+            pass
+
+    def _until_due(self, now: float) -> float:
+        """The loop's wait: ``tick``, or less when a ladder's or a bot's pace lets a match start
+        sooner (so a paced start is not late by up to a tick)."""
+        due = [t - now for t in (*self._next_start.values(), *self._bot_next.values()) if t > now]
+        return min([self.tick, *due])
+
+    def pace(self, spec: LadderSpec) -> float:
+        """Matches a minute the ladder starts at most; 0: no pace."""
+        return self.rate if spec.rate is None else spec.rate
+
+    def _hourly(self, bot: str) -> int:
+        """Matches an hour the bot asked for at most (``Hello.max_matches_per_hour``); 0: no limit."""
+        return max(0, getattr(self.referee.links.get(bot), "max_matches_per_hour", 0) or 0)
 
     def _limit(self, bot: str) -> int:
         link = self.referee.links.get(bot)
@@ -310,9 +365,10 @@ class Arena:
         return (link is not None and link.hello.is_set() and (not link.games or spec.game in link.games)
                 and bot not in self.paused and bot not in self.benched)
 
-    def _free(self, spec: LadderSpec) -> list[str]:
+    def _free(self, spec: LadderSpec, now: float) -> list[str]:
         return [bot for bot in list(self.referee.links)
-                if self._plays(spec, bot) and self.running[bot] < self._limit(bot)]
+                if self._plays(spec, bot) and self.running[bot] < self._limit(bot)
+                and self._bot_next.get(bot, now) <= now]
 
     def _rematch_held(self, spec: LadderSpec, table: Sequence[str], since: Mapping[str, float], now: float) -> bool:
         """The table its bots have just left, while another bot of the ladder may soon be free
@@ -325,11 +381,14 @@ class Arena:
         return any(b not in seated and self._plays(spec, b) for b in list(self.referee.links))
 
     def _schedule(self, spec: LadderSpec) -> bool:
-        """Start one match of the ladder if enough of its bots are free; whether it did."""
-        free = self._free(spec)
+        """Start one match of the ladder if its pace allows one now and enough of its bots are
+        free; whether it did."""
+        now = self.clock()
+        if now < self._next_start.get(spec.game, now):
+            return False
+        free = self._free(spec, now)
         if len(free) < spec.seats:
             return False
-        now = time.monotonic()
         ratings = self._ratings.get(spec.game, {})
         entrants = [Entrant(b, *ratings.get(b, _initial(spec.game)), matches=self._matches.get((spec.game, b), 0),
                             free_since=self.free_since.setdefault(b, now)) for b in free]
@@ -337,7 +396,11 @@ class Arena:
         since = {e.name: e.free_since for e in entrants}
         if self._rematch_held(spec, table, since, now):
             return False
+        if (pace := self.pace(spec)) > 0:  # the next start one interval after this one, whenever this is
+            self._next_start[spec.game] = now + 60.0 / pace
         for b in table:
+            if (hourly := self._hourly(b)) > 0:
+                self._bot_next[b] = now + 3600.0 / hourly
             self.stats.waits.append(now - since[b])
             self.running[b] += 1
             self.free_since.pop(b, None)
@@ -368,6 +431,7 @@ class Arena:
             self.playing_ids.add(claimed)
             t0 = time.monotonic()
             out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control, salt=salt)
+            self._settling.add(claimed)  # before the thread that ends it: no renewal takes it for lost
             recording = asyncio.ensure_future(asyncio.to_thread(self.ledger.record_match, match_id,
                                                                 worker=self.worker, **record_args(out, t0)))
             match_id = None  # from here it is recorded whole, even if the server stops meanwhile
@@ -381,15 +445,18 @@ class Arena:
             self._after(spec, bots, out)
         except asyncio.CancelledError:
             if match_id is not None:
+                self._settling.add(match_id)
                 await asyncio.to_thread(self._unplayed, match_id)
             raise
         except Exception:  # noqa: BLE001 - one match's trouble never stops the arena
             log.exception("ladder match %s of %s", match_id, bots)
             if match_id is not None:
+                self._settling.add(match_id)
                 await asyncio.to_thread(self._unplayed, match_id, "failed: see the server's log")
         finally:
             self.playing_ids.discard(claimed)
-            now = time.monotonic()
+            self._settling.discard(claimed)
+            now = self.clock()
             for b in bots:
                 self.running[b] -= 1
                 self.free_since.setdefault(b, now)
@@ -454,6 +521,9 @@ class Arena:
             for t in pending:
                 t.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+        if self._lease_task is not None:  # renewed through the drain; every match is settled now
+            self._lease_task.cancel()
+            await asyncio.gather(self._lease_task, return_exceptions=True)
 
 
 def _initial(game: str) -> tuple[float, float]:

@@ -84,6 +84,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 elif kind == "hello":
                     link.games = tuple(msg.hello.games)
                     link.max_matches = max(0, msg.hello.max_matches)
+                    link.max_matches_per_hour = max(0, msg.hello.max_matches_per_hour)
                     link.hello.set()
                 else:
                     self.referee.on_malformed(link, "a BotMessage must hold a hello or an answer")

@@ -165,7 +165,7 @@ def _channel(address: str, ca_file: str | None):
 
 async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (),
                retry_seconds: float = 30.0, threads: int = 0, ca_file: str | None = None,
-               max_matches: int = 0) -> None:
+               max_matches: int = 0, max_matches_per_hour: int = 0) -> None:
     """The async core of :func:`run`."""
     decide = getattr(bot, "decide", bot)
     is_async = inspect.iscoroutinefunction(decide)
@@ -201,7 +201,8 @@ async def play(bot: Any, address: str, token: str, *, games: tuple[str, ...] = (
                 replaced = ""
                 try:
                     await send(pb.BotMessage(hello=pb.Hello(client=CLIENT, games=list(games),
-                                                            max_matches=max_matches)))
+                                                            max_matches=max_matches,
+                                                            max_matches_per_hour=max_matches_per_hour)))
                     while True:
                         msg = await call.read()
                         if msg is grpc.aio.EOF:
@@ -283,6 +284,8 @@ def run(bot: Any, address: str | None = None, token: str | None = None, **kwargs
         kwargs["games"] = tuple(g.strip() for g in os.environ["CARDARENA_GAMES"].split(",") if g.strip())
     if "max_matches" not in kwargs and os.environ.get("CARDARENA_MAX_MATCHES", "").isdigit():
         kwargs["max_matches"] = int(os.environ["CARDARENA_MAX_MATCHES"])
+    if "max_matches_per_hour" not in kwargs and os.environ.get("CARDARENA_MAX_MATCHES_PER_HOUR", "").isdigit():
+        kwargs["max_matches_per_hour"] = int(os.environ["CARDARENA_MAX_MATCHES_PER_HOUR"])
     token = token or os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         sys.exit("cardarena bot: no token (set CARDARENA_TOKEN or pass --token)")

@@ -81,7 +81,8 @@ def wait_for(what: str, check: Callable[[], Any], timeout: float = 40.0, every: 
 @dataclass
 class Served:
     """One `cardarena serve` of a test: start it, stop it (any signal), start it again on the
-    same address and ledger."""
+    same address and ledger. Its ladders play without a pace (``--rate 0``) unless ``args`` give
+    ``--rate``: the tests here are about other things (test_pace.py is about the pace)."""
     workdir: Path
     db: str  # the ledger's path or URL
     args: Sequence[str]
@@ -93,9 +94,10 @@ class Served:
     def start(self) -> "Served":
         self.starts += 1
         self.log_path = self.workdir / f"serve-{self.starts}.log"
+        pace = [] if "--rate" in self.args else ["--rate", "0"]
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen(
-                [*CLI, "serve", "--db", self.db, "--address", self.address, "--no-web", *self.args],
+                [*CLI, "serve", "--db", self.db, "--address", self.address, "--no-web", *pace, *self.args],
                 env={**os.environ, "CARDARENA_ADMIN_TOKEN": ADMIN}, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.workdir, start_new_session=True)
         found = wait_for("the server listening", self._listening, timeout=30, explain=self.log)

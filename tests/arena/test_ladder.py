@@ -11,7 +11,7 @@ the Node.js helper, those tests skip here and fail under CI, as tests/e2e does).
 - Quarantine: a bot that crashes forfeits, is benched (`bot list`, `bot list --server` say so and
   why), is started again by `bot connect` and plays once the bench is over; a bot that answers
   out of range often is benched for its faults.
-- Shutdown: SIGTERM drains (exit 0; what does not finish is unplayed, nothing half-recorded;
+- Shutdown: SIGTERM drains (exit 143; what does not finish is unplayed, nothing half-recorded;
   `ledger check --replay` OK) and a restarted server goes on; a SIGKILLed server's running
   matches are marked unplayed by the next one.
 
@@ -231,7 +231,7 @@ class TestQuarantine:
 
 def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_sigkill(tmp_path, ledger_url):
     """SIGTERM mid-ladder: no new match, the running ones get --drain 2 s, the rest (the slow
-    bot's: 0.8 s a decision) are unplayed; exit 0 and a clean ledger. The bots reconnect to a
+    bot's: 0.8 s a decision) are unplayed; exit 143 and a clean ledger. The bots reconnect to a
     server started again on the same ledger and address, and the ratings keep counting. A
     SIGKILLed server leaves matches running, which the next one marks unplayed."""
     need_bridge()
@@ -258,7 +258,7 @@ def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_si
         wait_for("six ladder matches finished and the slow bot's running",
                  lambda: len(ladders.matches("finished")) >= 6 and running_with_slow(), explain=ladders.describe)
         slow_match = running_with_slow()[0].id
-        assert served.stop(signal.SIGTERM, timeout=15) == 0, served.log()  # drain 2 s, then the gRPC's 2 s
+        assert served.stop(signal.SIGTERM, timeout=15) == 143, served.log()  # drain 2 s, then the gRPC's 2 s
         assert "ladder matches may take up to 2 s to finish" in served.log()
         clean_ledger()
         assert ladders.ledger.match(slow_match).status == "failed"
@@ -275,7 +275,7 @@ def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_si
         wait_for("the matches a killed server left running marked unplayed", lambda: all(
             ladders.ledger.match(i).status == "failed" for i in left_running), explain=ladders.describe)
         assert {ladders.ledger.match(i).fail_reason for i in left_running} == {UNPLAYED}
-        assert served.stop(signal.SIGTERM, timeout=15) == 0, served.log()  # drain 2 s, then the gRPC's 2 s
+        assert served.stop(signal.SIGTERM, timeout=15) == 143, served.log()  # drain 2 s, then the gRPC's 2 s
         clean_ledger()
         played = ladders.played()
         assert sum(played.values()) > sum(first_run.values())

@@ -29,7 +29,7 @@ ENV = {**os.environ, "CARDARENA_ADMIN_TOKEN": "two-servers"}
 def serve(db: str, workdir: Path, name: str) -> tuple[subprocess.Popen, str, Path]:
     log = workdir / f"{name}.log"
     proc = subprocess.Popen([*CLI, "serve", "--db", db, "--address", "127.0.0.1:0", "--no-web", "--ladder",
-                             "sixth-card", "--move-time", "1", "--drain", "5"], cwd=workdir, env=ENV,
+                             "sixth-card", "--move-time", "1", "--drain", "5", "--rate", "0"], cwd=workdir, env=ENV,
                             stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:
