@@ -5,7 +5,8 @@ set (and ``CARDARENA_BOT`` = its name); stdout and stderr go to ``<log dir>/<NAM
 command whose first word is ``python`` or ``python3`` runs with the interpreter the CLI runs
 on, and one whose first word is ``cardarena`` runs this CLI (``cardarena bridge -- ./mybot``),
 so the example bots work without activating a virtualenv. Stopping sends SIGTERM to the
-process group, then SIGKILL after a grace period (python-chess's engine shape, STYLE.md 6).
+process group, then SIGKILL after a grace period (python-chess's engine shape, STYLE.md 6), and
+follows the group to its last process: a wrapper script's child does not outlive it.
 
 Mistakes of the operator are found before anything starts, each as one sentence
 (:class:`BotStartError`): a command with an unbalanced quote, a program that does not exist or
@@ -35,38 +36,86 @@ class BotStartError(ValueError):
 class BotProcess:
     name: str
     command: str
-    log_path: Path
+    log_path: Path | None  # None: its output is the CLI's own (:func:`run_program`)
     proc: subprocess.Popen
 
     @property
     def returncode(self) -> int | None:
         return self.proc.poll()
 
+    def exited(self) -> bool:
+        """Whether the program has exited, seen without reaping it: until :func:`stop_all` reaps
+        it, its process group is still its own, so what it left running can be stopped."""
+        if self.proc.returncode is not None:
+            return True
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # reaped elsewhere
+            return True
+
     def send_signal(self, sig: int) -> None:
-        """Send ``sig`` to the bot's process group (nothing if it has ended)."""
+        """Send ``sig`` to the bot's process group (nothing once the program has ended)."""
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                pass
+            self._signal_group(sig)
 
     def stop(self, grace: float = 3.0) -> None:
         stop_all([self], grace)
 
+    def _signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
-def stop_all(processes: Iterable[BotProcess], grace: float = 3.0) -> None:
-    """SIGTERM to every process group still running, then SIGKILL to those still there after
-    ``grace`` seconds; returns once every process has ended."""
-    running = [p for p in processes if p.proc.poll() is None]
+    def _running(self) -> bool:
+        """The program, or another process of its group, still runs."""
+        return self.proc.poll() is None or _group_running(self.proc.pid)
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of the group ``pgid`` still runs; on Linux its zombies, which wait for
+    their reaper, do not count."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not os.path.isdir("/proc"):
+        return True
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
+            except (OSError, ValueError):
+                continue  # ended meanwhile
+            if int(group) == pgid and state != b"Z":
+                return True
+    return False
+
+
+def stop_all(processes: Iterable[BotProcess], grace: float = 3.0, sig: int = signal.SIGTERM) -> list[BotProcess]:
+    """``sig`` (SIGTERM) to the process group of every program not yet reaped, then SIGKILL to
+    the groups with a process still running after ``grace`` seconds; returns once every program
+    has ended, each group followed to its last process (at most 2 s after its SIGKILL), with the
+    programs whose group had to be killed."""
+    running = [p for p in processes if p.proc.returncode is None]  # reaped long ago: its group id may be another's
     for p in running:
-        p.send_signal(signal.SIGTERM)
+        p._signal_group(sig)
     deadline = time.monotonic() + grace
     while running and time.monotonic() < deadline:
         time.sleep(0.02)
-        running = [p for p in running if p.proc.poll() is None]
+        running = [p for p in running if p._running()]
+    running = [p for p in running if p._running()]
     for p in running:
-        p.send_signal(signal.SIGKILL)
+        p._signal_group(signal.SIGKILL)
+    for p in running:
         p.proc.wait()
+    deadline = time.monotonic() + 2.0
+    while any(_group_running(p.proc.pid) for p in running) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return running
 
 
 def exit_text(returncode: int) -> str:
@@ -148,3 +197,13 @@ def start_bot(name: str, command: str, address: str, token: str, log_dir: Path,
     finally:
         out.close()
     return BotProcess(name, command, log_path, proc)
+
+
+def run_program(command: str, argv: list[str], env: dict) -> BotProcess:
+    """Start a bot program in its own process group with the CLI's own input and output (``bot
+    connect``); BotStartError (one line) if it cannot be started at all."""
+    try:
+        proc = subprocess.Popen(argv, env=env, start_new_session=True)
+    except OSError as e:
+        raise BotStartError(f"cannot start the bot program {command!r}: {e.strerror or e}") from None
+    return BotProcess("bot", command, None, proc)

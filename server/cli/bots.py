@@ -14,6 +14,10 @@ from .. import procs
 from .app import CliError, DbOpt, ServerOpt, bot_app, err, out
 from .common import _token_file, admin_stub, caption, check_address, check_game, open_ledger, read_ledger, rpc
 
+#: Seconds `bot connect`'s program (and its process group) gets to end after a stop signal,
+#: before SIGKILL.
+STOP_GRACE = 3.0
+
 
 @bot_app.command("add")
 def bot_add(name: Annotated[str, typer.Argument(help="The bot's name (unique).")], db: DbOpt = "cardarena.db",
@@ -104,7 +108,8 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
     """Run a bot program on a server's ladders: it gets the address, its token and its games
     (CARDARENA_ADDRESS, CARDARENA_TOKEN, CARDARENA_GAMES, CARDARENA_MAX_MATCHES, which the SDKs
     read) and is started again whenever it exits (after 1 s, doubling to 60 s while it keeps
-    exiting within a minute), until Ctrl-C."""
+    exiting within a minute), until Ctrl-C or SIGTERM. Either stops the program and every process
+    of its group (the signal, then SIGKILL after 3 s) and exits with 130 or 143."""
     check_address(address, "--address")
     for g in game or ():
         check_game(g)
@@ -119,24 +124,35 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
         raise typer.BadParameter(str(e), param_hint="COMMAND") from None
     env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token,
            "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches)}
-    import subprocess
-    backoff = 1.0
-    while True:
-        started = time.monotonic()
-        proc = subprocess.Popen(argv, env=env)
-        try:
-            code = proc.wait()
-        except KeyboardInterrupt:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            raise
-        if not restart:
-            raise typer.Exit(code)
-        if time.monotonic() - started > 60:
-            backoff = 1.0
-        err.print(f"cardarena: the bot {procs.exit_text(code)}; starting it again in {backoff:g} s", markup=False)
-        time.sleep(backoff)
-        backoff = min(60.0, backoff * 2)
+    import threading
+    from .hosting import STOP_SIGNALS, _Stopped
+    got: list[int] = []  # the stop signals, noted by the handlers and acted on here
+    ours = threading.current_thread() is threading.main_thread()  # else signals are not ours
+    previous = {sig: signal.signal(sig, lambda signum, frame: got.append(signum))
+                for sig in (STOP_SIGNALS if ours else ())}
+    try:
+        backoff = 1.0
+        while not got:
+            started = time.monotonic()
+            bot = procs.run_program(shlex.join(command), argv, env)
+            while not bot.exited() and not got:
+                time.sleep(0.05)
+            if got:  # the program gets the same signal, then SIGKILL
+                killed = procs.stop_all([bot], STOP_GRACE, sig=got[0])
+                raise CliError(f"{_Stopped(got[0])}: the bot's program "
+                               + (f"was killed after {STOP_GRACE:g} s" if killed else "ended"), code=128 + got[0])
+            procs.stop_all([bot], STOP_GRACE)  # reaps it, and stops what it left running in its group
+            code = bot.returncode
+            if not restart:
+                raise typer.Exit(code)
+            if time.monotonic() - started > 60:
+                backoff = 1.0
+            err.print(f"cardarena: the bot {procs.exit_text(code)}; starting it again in {backoff:g} s", markup=False)
+            deadline = time.monotonic() + backoff
+            while not got and time.monotonic() < deadline:
+                time.sleep(0.05)
+            backoff = min(60.0, backoff * 2)
+        raise CliError(f"{_Stopped(got[0])} before the bot's program started again", code=128 + got[0])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

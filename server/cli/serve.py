@@ -1,7 +1,7 @@
 """``cardarena serve``: the referee, the admin service, health and reflection, the ladders and
-the web pages, in one event loop until a signal."""
+the web pages, in one event loop until a stop signal (SIGTERM, Ctrl-C, SIGHUP): then the ladders
+drain and it exits with 128 + the signal (143, 130)."""
 
-import signal
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -32,9 +32,23 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
           web_private: Annotated[bool, typer.Option(
               "--web-private", help="Every page and API answer needs the admin token: an Authorization: Bearer "
                                     "header, or the cookie the sign-in page sets.")] = False,
+          live_pace: Annotated[float, typer.Option(
+              "--live-pace", metavar="SECONDS", help="The live pages play a match at this many seconds a step "
+                                                     "(0 to 10; 0: each step as it is played), from the deal to "
+                                                     "its end, also once it has ended; a page's ?pace= overrides "
+                                                     "it.")] = 1.0,
+          spectator_delay: Annotated[float, typer.Option(
+              "--spectator-delay", metavar="SECONDS", help="Show everything public about a running match (its "
+                                                           "live frames, the matches playing now, who plays) as "
+                                                           "of this many seconds ago, as chess broadcasts do.")] = 0.0,
           ladder: Annotated[Optional[list[str]], typer.Option(
-              "--ladder", help="GAME[:SEATS]: keep rated matches of GAME going among the connected bots that "
-                               "play it (repeat for several ladders).")] = None,
+              "--ladder", help="GAME[:SEATS][@RATE]: keep rated matches of GAME going among the connected bots "
+                               "that play it (repeat for several ladders); @RATE: this ladder's own pace, matches a "
+                               "minute at most (instead of --rate), e.g. sixth-card:4@30.")] = None,
+          rate: Annotated[float, typer.Option(
+              "--rate", help="The pace of every ladder without its own @RATE: matches a minute it starts at most, "
+                             "evenly spread (one every 60/N s, never a burst); 0: no pace. The default keeps a "
+                             "day of one ladder's ledger under ~200 MB (README, \"The arena\").")] = 12.0,
           max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches a bot plays at once at "
                                                                          "most (its Hello may ask fewer).")] = 2,
           bench_seconds: Annotated[float, typer.Option("--bench-seconds", help="How long the quarantine rule "
@@ -44,25 +58,33 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
           bench_forfeits: Annotated[int, typer.Option("--bench-forfeits", help="Forfeits in that window that "
                                                                                  "bench a bot.")] = 3,
           drain: Annotated[float, typer.Option("--drain", help="Seconds running ladder matches get to finish at "
-                                                               "shutdown; the rest are marked unplayed.")] = 30.0):
+                                                               "shutdown; the rest are marked unplayed.")] = 30.0,
+          keep_logs: Annotated[Optional[float], typer.Option(
+              "--keep-logs", metavar="DAYS", help="Prune the step and event logs of ladder matches finished more than "
+                                                  "DAYS days ago, at start and hourly (`ledger prune`: results, "
+                                                  "ratings and deals kept). Default: keep every log.")] = None):
     """Host the referee and admin services, the ladders, and the web pages beside them, until interrupted.
 
     The pages and JSON API (default http://127.0.0.1:8080/) run in the referee's own event loop,
     so the matches running now can be watched as a spectator sees them. With --ladder the server
     is an arena: registered bots that connect play rated matches among themselves (see the
     README's "The arena" for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
-    no new match starts, running ones get --drain seconds to finish."""
+    no new match starts, running ones get --drain seconds to finish; then exit 143 (Ctrl-C: 130)."""
     import asyncio
     import secrets
     from ..referee import Referee, TimeControl
     from ..service import start_server
+    from .hosting import STOP_SIGNALS, _Stopped
     check_address(address, "--address")
     check_time_control(move_time, 0.0, max_faults, grace)
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key", param_hint="--tls-cert")
     if no_web and (web_address is not None or web_private):
         raise typer.BadParameter("--no-web serves no pages: drop --web-address / --web-private", param_hint="--no-web")
-    from ..ladder import LadderError, LadderSpec, QuarantineRule
+    from ..ladder import LadderError, LadderSpec, QuarantineRule, rate_error
+    from ..web.broadcast import MAX_PACE
+    if (why := rate_error(rate)) is not None:
+        raise typer.BadParameter(why, param_hint="--rate")
     try:
         ladders = [LadderSpec.parse(text) for text in ladder or ()]
     except LadderError as e:
@@ -77,6 +99,12 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     if not 1 <= bench_forfeits <= bench_window:
         raise typer.BadParameter(f"must be from 1 to --bench-window ({bench_window})", param_hint="--bench-forfeits")
     check_seconds(drain, "--drain")
+    check_seconds(live_pace, "--live-pace")
+    if live_pace > MAX_PACE:
+        raise typer.BadParameter(f"must be at most {MAX_PACE:g} seconds a step", param_hint="--live-pace")
+    check_seconds(spectator_delay, "--spectator-delay")
+    if keep_logs is not None and not 0 <= keep_logs < float("inf"):
+        raise typer.BadParameter("must be a finite number of days, 0 or more", param_hint="--keep-logs")
     admin_token = read_admin_token(admin_token, admin_token_file)
     web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
     tls = None
@@ -91,11 +119,16 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         err.print("admin token (shown once; set CARDARENA_ADMIN_TOKEN to it for --server commands):")
         print(admin_token, flush=True)
 
-    async def main():
+    async def main() -> int:
         stop = asyncio.Event()  # the handlers come first: a signal right after the first line is ours
+        got: list[int] = []
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+
+        def stopping(signum: int) -> None:
+            got.append(signum)
+            stop.set()
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, stopping, sig)
         referee = Referee(ledger_auth(ledger), TimeControl(move_seconds=move_time, max_faults=max_faults,
                                                            grace_seconds=grace))
         arena = None
@@ -103,7 +136,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
             from ..ladder import Arena
             arena = Arena(referee, ledger, ladders, max_per_bot=max_matches,
                           rule=QuarantineRule(window=bench_window, max_forfeits=bench_forfeits,
-                                              bench_seconds=bench_seconds), drain_seconds=drain)
+                                              bench_seconds=bench_seconds), drain_seconds=drain, rate=rate)
         try:
             hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls,
                                         arena=arena)
@@ -115,15 +148,25 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         if web_sock is not None:
             from ..web import host as web_host
             from ..web.app import create_app
-            web = await web_host.start(create_app(ledger, referee, admin_token if web_private else None,
-                                                  arena=arena), web_sock)
+            web_app = create_app(ledger, referee, admin_token if web_private else None, arena=arena,
+                                 live_pace=live_pace, spectator_delay=spectator_delay)
+            web = await web_host.start(web_app, web_sock)
             err.print(f"cardarena web: {web.url}" + (" (private: sign in with the admin token)" if web_private else ""),
                       markup=False)
         if arena is not None:
             arena.start()
-            err.print("ladders: " + ", ".join(f"{s.game} (tables of {s.seats})" for s in ladders)
+            paces = {s.game: arena.pace(s) for s in ladders}
+            err.print("ladders: " + ", ".join(f"{s.game} (tables of {s.seats}, " + (
+                f"at most {paces[s.game]:g} matches a minute)" if paces[s.game] else "no pace)") for s in ladders)
                       + f"; at most {max_matches} matches a bot at once", markup=False)
+        keeper = None
+        if keep_logs is not None:
+            from .. import retention
+            keeper = retention.start(ledger, keep_logs, lambda line: err.print(line, markup=False),
+                                     web_app if web is not None else None)
         await stop.wait()
+        if keeper is not None:
+            await keeper.stop()
         if arena is not None:
             running = len(arena.tasks)
             if running:
@@ -132,5 +175,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         if web is not None:
             await web.stop()
         await hosted.stop(2)
+        return got[0]
 
-    asyncio.run(main())
+    signum = asyncio.run(main())
+    raise CliError(str(_Stopped(signum)), code=128 + signum)
