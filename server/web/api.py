@@ -257,6 +257,14 @@ def keep_answer(ledger, key: tuple, body: bytes) -> None:
             size -= len(cache.popitem(last=False)[1])
 
 
+def forget_answers(ledger, keys: Iterable[tuple]) -> None:
+    """Drop the answers kept under these keys (a match's whose logs were just pruned)."""
+    with _answers_lock:
+        cache = _answers.get(ledger)
+        for key in keys if cache is not None else ():
+            cache.pop(key, None)
+
+
 def answer(content: Any) -> Response:
     """An API answer, encoded straight to JSON (:func:`encoded`; docs/web.md, Speed)."""
     return Response(encoded(content), media_type="application/json")
@@ -339,17 +347,35 @@ def latency_json(counts: Mapping[int, int], matches: int, not_recorded: int) -> 
 def live_states(request: Request, names: Sequence[str]) -> dict[str, dict] | None:
     """What this process knows of the bots now, read on the event loop (docs/web.md, A
     bot's state): the arena's snapshot, or without ladders who the referee seats and who is
-    connected; None under ``cardarena web``."""
+    connected; None under ``cardarena web``. Behind a spectator delay (``serve
+    --spectator-delay``) a bot plays while a match of it is shown as being played."""
+    from .live import delayed
     arena = request.app.state.arena
+    shown = delayed(request)
     if arena is not None:
         from ..ladder import snapshot
-        return snapshot(arena, names)
+        found = snapshot(arena, names)
+        return found if shown is None else _as_shown(found, [tl for tl in shown if tl.ladder], arena.referee)
     referee = request.app.state.referee
     if referee is None:
         return None
     seated = Counter(b for run in list(referee.runs.values()) for b in set(run.bots))
-    return {n: {"state": "playing" if seated[n] else "idle" if referee.is_connected(n) else "away",
-                "matches_now": seated[n]} for n in names}
+    found = {n: {"state": "playing" if seated[n] else "idle" if referee.is_connected(n) else "away",
+                 "matches_now": seated[n]} for n in names}
+    return found if shown is None else _as_shown(found, shown, referee)
+
+
+def _as_shown(found: dict[str, dict], shown: Sequence, referee) -> dict[str, dict]:
+    """The bots' states with playing and their matches now as of the spectator delay: ``shown``,
+    the matches being played then (``live.delayed``)."""
+    seated = Counter(b for tl in shown for b in set(tl.bots))
+    for n, entry in found.items():
+        entry["matches_now"] = seated[n]
+        if entry["state"] == "playing" and not seated[n]:
+            entry["state"] = "idle" if referee.is_connected(n) else "away"
+        elif entry["state"] in ("idle", "away") and seated[n]:
+            entry["state"] = "playing"
+    return found
 
 
 def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None,
@@ -374,18 +400,23 @@ def states(ledger, names: Sequence[str], live: Mapping[str, dict] | None = None,
     return out
 
 
-def ladder_list(arena) -> list[dict]:
+def ladder_list(arena, shown: Sequence | None = None) -> list[dict]:
     """The ladders of ``serve --ladder`` now (read on the event loop): per ladder its game, table
     size, the bots on it (connected, said hello, play the game, neither paused nor benched), the
-    bots playing its matches and how many run; [] without an arena."""
+    bots playing its matches and how many run; [] without an arena. ``shown``: the matches being
+    played as of the spectator delay (``live.delayed``), None without one."""
     if arena is None:
         return []
     referee = arena.referee
     tables = {tuple(t) for t in list(arena.tasks.values())}
     out = []
     for spec in arena.ladders:
-        runs = [r for r in list(referee.runs.values()) if r.match.game_id == spec.game and tuple(r.bots) in tables]
-        playing = {b for r in runs for b in r.bots}
+        if shown is None:
+            runs = [r.bots for r in list(referee.runs.values())
+                    if r.match.game_id == spec.game and tuple(r.bots) in tables]
+        else:
+            runs = [tl.bots for tl in shown if tl.ladder and tl.game == spec.game]
+        playing = {b for bots in runs for b in bots}
         on = {b for b, link in list(referee.links.items())
               if link.hello.is_set() and (not link.games or spec.game in link.games)
               and b not in arena.paused and b not in arena.benched}
@@ -408,6 +439,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
     by_kind: Counter = Counter()
     for s in summaries.values():
         by_kind.update(s["fault_kinds"])
+    absent = by_kind.pop("absent", 0)  # forfeits, not faults: counted apart
 
     def latency_of(rows) -> dict:
         return latency_json(latencies.merge(s["latency"] for s in rows), sum(s["latency_seats"] for s in rows),
@@ -417,7 +449,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
         "ratings": [{**r, "history": history(found[name, r["game"]])} for r in ratings],
         "recent_matches": [match_json(m) for m in recent],
         "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
-        "forfeits": sum(s["forfeits"] for s in summaries.values()),
+        "forfeits": sum(s["forfeits"] for s in summaries.values()), "absent": absent,
         "latency": {"overall": latency_of(summaries.values()),
                     "by_game": {g: latency_of([s]) for g, s in sorted(summaries.items())}},
         "match_seconds": dict(seconds),
@@ -488,8 +520,9 @@ def match_dict(m) -> dict:
     """A match's answer (a MatchDetail's): its log and play-by-play only once its deal is spent
     (finished, and for a duplicate set every rotation finished)."""
     d = match_json(m)
+    absent = m.absent
     d["seats"] = [{"seat": s, "bot": b, "score": m.scores[s], "place": m.places[s], "faults": m.faults[s],
-                   "forfeited": m.forfeited[s]} for s, b in enumerate(m.bots)]
+                   "forfeited": m.forfeited[s], "absent": absent[s]} for s, b in enumerate(m.bots)]
     d["faults"] = list(m.result_details.get("faults", []))
     d["rating_changes"] = [{**c.to_json(), "delta_mu": c.delta_mu} for c in m.rating_changes]
     d["duration_s"] = m.duration_s
@@ -558,7 +591,8 @@ def api_matches(ledger: Ledger, game: str | None = None, bot: str | None = None,
 @router.get("/ladders")
 async def api_ladders(request: Request) -> list[dict]:
     """The ladders this server runs now (``serve --ladder``); [] under ``cardarena web``."""
-    return answer(ladder_list(request.app.state.arena))
+    from .live import delayed
+    return answer(ladder_list(request.app.state.arena, delayed(request)))
 
 
 @router.get("/matches/{match_id}")

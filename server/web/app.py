@@ -1,6 +1,6 @@
 """The web application: one FastAPI app over one ledger, its pages and its JSON API.
 
-``create_app(ledger, referee=None, private_token=None)`` returns the app; the ledger is
+``create_app(ledger, referee=None, private_token=None, ...)`` returns the app; the ledger is
 ``request.app.state.ledger`` (:func:`.deps.ledger_of`), the referee of the same process, when
 the app is served by ``cardarena serve`` in the referee's event loop,
 ``request.app.state.referee`` (``None`` under ``cardarena web``, which shows no live matches: it
@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from . import api, live, pages, private, replay
+from .broadcast import DEFAULT_PACE
 from .deps import API, HERE, templates
 
 
@@ -43,9 +44,12 @@ async def _bad_request(request: Request, exc: RequestValidationError):
     return _error_page(request, 422, words)
 
 
-def create_app(ledger, referee=None, private_token: str | None = None, arena=None) -> FastAPI:
+def create_app(ledger, referee=None, private_token: str | None = None, arena=None,
+               live_pace: float = DEFAULT_PACE, spectator_delay: float = 0.0) -> FastAPI:
     """The app over ``ledger`` (and the live ``referee``, if any). With ``private_token`` every
-    page, file and API answer needs that token (``serve --web-private``: :mod:`.private`)."""
+    page, file and API answer needs that token (``serve --web-private``: :mod:`.private`).
+    ``live_pace``: the live streams' seconds a step unless asked otherwise; ``spectator_delay``:
+    seconds everything public about a running match is held back (:mod:`.broadcast`)."""
     # no Swagger page: it loads its scripts from a CDN, blank offline; the schema is the API doc
     app = FastAPI(title="cardarena", openapi_url="/api/v1/openapi.json", docs_url=None,
                   redoc_url=None)
@@ -57,7 +61,7 @@ def create_app(ledger, referee=None, private_token: str | None = None, arena=Non
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.include_router(api.router)
     app.include_router(replay.router)
-    live.install(app)  # the live routes, watching the referee if there is one
+    live.install(app, live_pace, spectator_delay)  # the live routes, watching the referee if there is one
     app.include_router(pages.router)
     if private_token:
         private.install(app, private_token)

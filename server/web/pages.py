@@ -74,11 +74,12 @@ async def rendered(request: Request, name: str, **context) -> HTMLResponse:
 
 @router.get("/")
 async def home(request: Request):
-    ladders = api.ladder_list(request.app.state.arena)  # on the loop
+    ladders = api.ladder_list(request.app.state.arena, live.delayed(request))  # on the loop
+    watch = getattr(request.app.state, "live", None) is not None
 
     def read():
         ledger = ledger_of(request)
-        return dict(games=api.game_list(ledger), playing=live.running(request), ladders=ladders,
+        return dict(games=api.game_list(ledger), playing=live.running(request), ladders=ladders, watch=watch,
                     results=api.match_list(ledger, limit=api.RECENT), leagues=api.league_list(ledger)[-5:][::-1])
     return await rendered(request, "home.html", **await run_in_threadpool(read))
 
@@ -101,7 +102,8 @@ async def _board(request: Request, game: str, page_no: int, template: str) -> HT
     version, rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)
     names = [r["bot"] for r in rows]
     live_states = api.live_states(request, names)  # on the loop
-    ladder = next((lad for lad in api.ladder_list(request.app.state.arena) if lad["game"] == game), None)
+    ladder = next((lad for lad in api.ladder_list(request.app.state.arena, live.delayed(request))
+                   if lad["game"] == game), None)
 
     def draw() -> HTMLResponse:
         found = api.states(ledger, names, live_states)

@@ -8,9 +8,11 @@ place through ``GET /matches/{id}/replay/steps/{k}?seat=N``, the same table as a
 so one renderer (``templates/replay_step.html``) draws both.
 
 Privacy: only a match whose deal is spent is replayed (else 403); a match recorded by another
-version of its rules engine, or whose record does not replay, is 409 with the reason. Unknown
-match or a step out of range: 404; a seat the match does not have: 422. Each app keeps the
-:class:`Replay` of the last :data:`CACHED` matches; a finished match never changes.
+version of its rules engine, or whose record does not replay, is 409 with the reason; a match
+whose step log was pruned (``cardarena ledger prune``) is 410 Gone, saying so. Unknown match or
+a step out of range: 404; a seat the match does not have: 422. Each app keeps the
+:class:`Replay` of the last :data:`CACHED` matches; a finished match never changes but for a
+prune, after which ``serve --keep-logs`` drops what it kept of it (:func:`forget`).
 
 Design notes and measurements: docs/web.md (replay).
 """
@@ -97,6 +99,10 @@ def replayed(request: Request, match_id: int) -> Replayed:
     if not m.deal_spent:
         raise HTTPException(403, f"match {match_id} shares its deal with rotations of its duplicate set still to "
                                  "finish: it is replayed once the whole set is finished")
+    if m.pruned_at is not None:
+        from ..replay import pruned_on
+        raise HTTPException(410, f"match {match_id}: step log pruned on {pruned_on(m)}, so it cannot be replayed; "
+                                 f"its result, ratings and deal are kept (/matches/{match_id})")
     recorded = (m.result_details or {}).get("engine_version", 1)
     try:
         current = get(m.game).engine_version
@@ -113,6 +119,19 @@ def replayed(request: Request, match_id: int) -> Replayed:
                    new_game(m.game, len(m.bots), m.seed, m.options))
     cache.put(match_id, hit)
     return hit
+
+
+def forget(app, match_ids) -> None:
+    """Drop what ``app`` keeps of these matches, their logs just pruned (``serve --keep-logs``):
+    their replays and their answers and pages (``api.keep_answer``)."""
+    from . import api
+    ids = set(match_ids)
+    kept = getattr(app.state, "replays", None)
+    if kept is not None:
+        with kept.lock:
+            for match_id in ids & kept.items.keys():
+                del kept.items[match_id]
+    api.forget_answers(app.state.ledger, [(what, match_id) for match_id in ids for what in ("api", "page")])
 
 
 def _step(r: Replayed, k: int, seat: int | None) -> dict:

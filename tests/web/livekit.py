@@ -5,7 +5,7 @@ ledger (:data:`new_ledger`: a SQLite file, or PostgreSQL under CARDARENA_TEST_LE
 bot processes (tests/bots/slow_bot.py, thinking ``think`` seconds a decision) playing one-match
 leagues over gRPC.
 
-``LiveSite.league(game, bots, options)`` starts the bots and the league on the loop and returns
+``LiveSite(tmp_path, **create_app's keywords)``; ``LiveSite.league(game, bots, options)`` starts the bots and the league on the loop and returns
 a ``concurrent.futures.Future`` of the league id; ``wait_listed()`` waits until /api/v1/live lists
 a match; ``read_stream(path)`` reads a server-sent event stream to its end, each event with its
 raw bytes as received.
@@ -66,8 +66,9 @@ new_ledger: Callable[[Path, str], str] = lambda folder, name: str(folder / f"{na
 class LiveSite:
     """A referee and the web app in one event loop in a thread, over a fresh ledger."""
 
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, **app_options):
         self.tmp = tmp_path
+        self.app_options = app_options  # create_app's keywords: live_pace, spectator_delay
         self.ledger = Ledger(new_ledger(tmp_path, "live"))
         self.referee = Referee()
         self.loop = asyncio.new_event_loop()
@@ -87,7 +88,7 @@ class LiveSite:
         from cardarena.server.web import host
         from cardarena.server.web.app import create_app
         self.grpc = await start_server(self.referee)
-        self.app = create_app(self.ledger, self.referee)  # on the loop's thread, as serve does
+        self.app = create_app(self.ledger, self.referee, **self.app_options)  # on the loop's thread, as serve does
         self.web = await host.start(self.app, host.bind("127.0.0.1:0"))
         self.url = self.web.url.rstrip("/")
 

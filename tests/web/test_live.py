@@ -1,10 +1,11 @@
 """Live matches as a spectator sees them, against a real referee and the web
 app in one event loop (tests/web/livekit.py) with real bot processes playing over gRPC.
 
-The stream of a whole Three Thirteen match (one deck for two seats: every card's text names one
-card, jokers apart): every frame equals the spectator view rebuilt at its step by replaying the
-recorded match, with that step's public events in words and the seats to act; no frame's bytes
-hold a card that is in a hand at its step and was not seen by the whole table (R5, R7: the cards
+Every stream and page here asks ``?pace=0``, each step as it is played (test_live_pace.py plays
+matches at a pace). The stream of a whole Three Thirteen match (one deck for two seats: every
+card's text names one card, jokers apart): every frame equals the spectator view rebuilt at its
+step by replaying the recorded match, with that step's public events in words and the seats to
+act; no frame's bytes hold a card that is in a hand at its step and was not seen by the whole table (R5, R7: the cards
 taken from the discard pile are public); the ``end`` comes with the recorded places and the
 stream closes. /api/v1/live lists the match while it runs (with its league) and not after; a
 finished match's stream is one ``end``; an unknown match is a 404, and so is every live answer of
@@ -70,7 +71,7 @@ def test_the_stream_of_a_whole_match_is_the_spectator_view_at_every_step_and_no_
     entry = site.wait_listed()
     assert entry["game"] == "three-thirteen"
     assert sorted(s["bot"] for s in entry["seats"]) == ["ann", "ben"] and entry["started"]
-    r, events = site.read_stream(f"/api/v1/matches/{entry['id']}/live")
+    r, events = site.read_stream(f"/api/v1/matches/{entry['id']}/live?pace=0")
     assert r.headers["content-type"].startswith("text/event-stream")
     league_id = played.result(60)
     assert entry["league"] == league_id
@@ -98,21 +99,21 @@ def test_the_stream_of_a_whole_match_is_the_spectator_view_at_every_step_and_no_
     assert end["status"] == "finished" and end["places"] == list(m.places) and end["steps"] == len(m.steps)
     assert end["match_page"] == f"/matches/{m.id}" and end["replay_page"] == f"/matches/{m.id}/replay"
     assert site.get("/api/v1/live").json() == [], "an ended match is not listed"
-    r, again = site.read_stream(f"/api/v1/matches/{m.id}/live")
+    r, again = site.read_stream(f"/api/v1/matches/{m.id}/live?pace=0")
     assert [e.event for e in again] == ["end"] and again[0].data["places"] == list(m.places)
 
 
 def test_the_page_is_drawn_at_the_current_step_and_links_to_the_match_at_the_end(site):
     played = site.league("unsorted", ["ann", "ben", "cy"], {"max_deals": 1}, think=0.05)
     entry = site.wait_listed()
-    page = site.get(f"/matches/{entry['id']}/live")
+    page = site.get(f"/matches/{entry['id']}/live?pace=0")
     assert page.status_code == 200
     assert '<noscript><meta http-equiv="refresh"' in page.text and "/static/live.js" in page.text
     assert 'id="live-step"' in page.text and f"seat 2 · {entry['seats'][2]['bot']}" in page.text
-    fragment = site.get(f"/matches/{entry['id']}/live/table")
+    fragment = site.get(f"/matches/{entry['id']}/live/table?pace=0")
     assert fragment.text.lstrip().startswith('<div id="live-step"')
     played.result(60)
-    ended = site.get(f"/matches/{entry['id']}/live").text
+    ended = site.get(f"/matches/{entry['id']}/live?pace=0").text
     assert f'href="/matches/{entry["id"]}/replay"' in ended and "The match has ended" in ended
     assert "/static/live.js" not in ended and "refresh" not in ended
 
@@ -142,7 +143,7 @@ def test_heartbeats_and_a_failing_watcher_does_not_stop_the_match(site, monkeypa
     site.loop.call_soon_threadsafe(site.referee.watchers.add, broken)
     played = site.league("sixth-card", ["ann", "ben"], {"rounds": 1}, think=0.12)
     entry = site.wait_listed()
-    _, events = site.read_stream(f"/api/v1/matches/{entry['id']}/live")
+    _, events = site.read_stream(f"/api/v1/matches/{entry['id']}/live?pace=0")
     played.result(60)
     kinds = [e.event for e in events]
     assert "heartbeat" in kinds and kinds[-1] == "end" and events[-1].data["status"] == "finished"

@@ -22,7 +22,7 @@ def test_the_live_page_follows_the_match_without_a_reload(tmp_path, browser, scr
     try:
         played = site.league("sixth-card", ["ann", "ben"], {"rounds": 1}, think=0.15)
         entry = site.wait_listed()
-        browser.get(f"{site.url}/matches/{entry['id']}/live")
+        browser.get(f"{site.url}/matches/{entry['id']}/live?pace=0")
         WebDriverWait(browser, 10).until(lambda b: b.execute_script("return document.documentElement.dataset.live"))
         browser.execute_script("window.liveMarker = 'kept'")
         first = shown_step(browser)

@@ -84,7 +84,7 @@ def test_serve_serves_the_pages_beside_the_referee_until_sigterm(served, league)
     live = httpx.get(url + "api/v1/live")  # the live referee is there (no match runs now)
     assert live.status_code == 200 and live.json() == []
     out, err = _stop(proc)
-    assert proc.returncode == 0, err
+    assert proc.returncode == 143, err  # SIGTERM
     assert "Traceback" not in err
 
 
@@ -125,7 +125,7 @@ def test_no_web_serves_only_grpc(league, tmp_path):
         assert "referee listening" in line
     finally:
         out, err = _stop(proc)
-    assert "cardarena web:" not in err and proc.returncode == 0
+    assert "cardarena web:" not in err and proc.returncode == 143
 
 
 @pytest.mark.parametrize("args, hint", [
