@@ -31,11 +31,14 @@ from .ledger_base import (
 class LeaguesMixin:
     """Leagues, and the claims and leases of their matches."""
 
-    def fail_running_matches(self, kind: str, reason: str, alive: Callable[[str], bool] | None = None) -> int:
+    def fail_running_matches(self, kind: str, reason: str, alive: Callable[[str], bool] | None = None,
+                             mine: str | None = None) -> int:
         """The running (or scheduled) matches of ``kind`` that a gone process left behind, marked
         failed; how many. For ladder matches (never played again from their seeds). Without
         ``alive``, every one. With it (several servers on one ledger), only those claimed
-        without a worker, whose lease has run out, or whose worker ``alive(worker)`` says is gone."""
+        without a worker, whose lease has run out, or whose worker ``alive(worker)`` says is gone;
+        never those of the worker ``mine`` (the caller's own: it knows what it plays, and a
+        renewal of its own that came late on a busy machine does not make its matches gone)."""
         with self._write() as session:
             q = select(_match.id, _match.status, _match.created_at, _match.worker, _match.lease_until,
                        _match.lease_until < self._now()).where(_match.kind == kind,
@@ -47,6 +50,8 @@ class LeaguesMixin:
                     return True
                 if status == SCHEDULED:
                     return _aware(created) < settled
+                if mine is not None and worker == mine:
+                    return False
                 return worker is None or until is None or bool(expired) or not alive(worker)
             ids = [row[0] for row in session.execute(q) if gone(*row[1:])]
             if not ids:

@@ -226,8 +226,9 @@ class Arena:
     def _clean(self) -> None:
         """Ladder matches left running by a server that is gone, marked failed (UNPLAYED): those of
         a server of this machine whose process is dead (at once), and any whose lease ran out
-        (a server elsewhere that stopped renewing); never those another live server plays."""
-        cleaned = self.ledger.fail_running_matches(LADDER, UNPLAYED, alive=self._alive)
+        (a server elsewhere that stopped renewing); never those another live server plays, nor
+        this server's own (a renewal late on a busy machine is no reason to fail them)."""
+        cleaned = self.ledger.fail_running_matches(LADDER, UNPLAYED, alive=self._alive, mine=self.worker)
         if cleaned:
             log.info("%d ladder matches left running by a server that is gone marked failed (%s)", cleaned, UNPLAYED)
 

@@ -100,3 +100,21 @@ def test_only_the_ladder_matches_of_a_gone_server_are_failed(ledger_url):
     status = {m.id: m.status for m in led.matches(limit=None)}
     assert status[ids["live"]] == "running"
     assert all(status[ids[n]] == "failed" for n in ("dead", "expired", "no lease"))
+
+
+def test_a_server_never_fails_its_own_matches_whose_lease_ran_out(ledger_url):
+    """A renewal late on a busy machine lets a server's own lease run out; its clean-up
+    (``mine``: its own worker name) leaves those matches alone, and fails another server's."""
+    led = Ledger(ledger_url())
+    for b in ("a", "b"):
+        led.add_bot(b)
+    own = led.create_match(GAME, 1, {}, ["a", "b"], kind="ladder")
+    other = led.create_match(GAME, 2, {}, ["a", "b"], kind="ladder")
+    led.claim_match(own, "here:1", 0.01)
+    led.claim_match(other, "far:3", 0.01)
+    import time
+    time.sleep(0.05)
+    assert led.fail_running_matches("ladder", "unplayed", alive=lambda w: True, mine="here:1") == 1
+    status = {m.id: m.status for m in led.matches(limit=None)}
+    assert (status[own], status[other]) == ("running", "failed")
+    assert led.renew_leases("here:1", [own], 60) == [own], "and it renews it as before"
