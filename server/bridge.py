@@ -226,7 +226,8 @@ async def _stop_child(proc: asyncio.subprocess.Process, grace: float) -> None:
 
 
 async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[str, ...] = (),
-                     max_matches: int = 0, ca_file: str | None = None, retry_seconds: float = 30.0) -> int:
+                     max_matches: int = 0, ca_file: str | None = None, retry_seconds: float = 30.0,
+                     max_matches_per_hour: int = 0) -> int:
     """Start the child, play until the referee or the child ends; the bridge's exit code."""
     import asyncio
 
@@ -241,6 +242,7 @@ async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[
         return 1
     bridge = Bridge(proc)
     player = asyncio.create_task(play(bridge, address, token, games=games, max_matches=max_matches,
+                                      max_matches_per_hour=max_matches_per_hour,
                                       retry_seconds=retry_seconds, ca_file=ca_file))
     child_done = asyncio.create_task(bridge.gone.wait())
     loop = asyncio.get_running_loop()
@@ -297,6 +299,10 @@ def register(app: typer.Typer) -> None:
         max_matches: Annotated[Optional[int], typer.Option(
             "--max-matches", help="Ladder matches at once at most (Hello.max_matches; 0: the server's "
                                   "limit); default: CARDARENA_MAX_MATCHES, else 0.")] = None,
+        max_matches_per_hour: Annotated[Optional[int], typer.Option(
+            "--max-matches-per-hour", help="Ladder matches an hour at most, evenly spread "
+                                           "(Hello.max_matches_per_hour; 0: no limit of its own); default: "
+                                           "CARDARENA_MAX_MATCHES_PER_HOUR, else 0.")] = None,
         ca_file: Annotated[Optional[str], typer.Option(
             "--ca-file", help="PEM CA certificates: connect with TLS.")] = None,
     ):
@@ -322,9 +328,14 @@ def register(app: typer.Typer) -> None:
             max_matches = int(text) if text.isdigit() else 0
         if max_matches < 0:
             raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
+        if max_matches_per_hour is None:
+            text = os.environ.get("CARDARENA_MAX_MATCHES_PER_HOUR", "")
+            max_matches_per_hour = int(text) if text.isdigit() else 0
+        if max_matches_per_hour < 0:
+            raise typer.BadParameter("must be 0 or more", param_hint="--max-matches-per-hour")
         import asyncio
         code = asyncio.run(run_bridge(list(command), address, token, games=games, max_matches=max_matches,
-                                      ca_file=ca_file))
+                                      ca_file=ca_file, max_matches_per_hour=max_matches_per_hour))
         raise typer.Exit(code)
 
 

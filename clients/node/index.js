@@ -30,6 +30,9 @@
  *               (a comma list, as `cardarena bot connect --game` sets it), else every game
  *   maxMatches  ladder matches at once at most (Hello.max_matches; 0: the server's limit);
  *               default CARDARENA_MAX_MATCHES, else 0
+ *   maxMatchesPerHour  ladder matches an hour at most, started evenly spread
+ *               (Hello.max_matches_per_hour; 0: no limit of its own);
+ *               default CARDARENA_MAX_MATCHES_PER_HOUR, else 0
  *   onStart(m), onEnd(m), onNotice(n)   MatchStart, MatchEnd and Notice messages as plain objects
  *               (Struct fields such as options already turned into plain JSON; MatchStart's
  *               deal_commitment, MatchEnd's seed and deal_salt as strings, "" when not sent)
@@ -264,9 +267,9 @@ function envGames() {
   return (process.env.CARDARENA_GAMES || '').split(',').map((g) => g.trim()).filter((g) => g);
 }
 
-/** CARDARENA_MAX_MATCHES as a number (0, the server's limit, unless it is a whole number). */
-function envMaxMatches() {
-  const text = process.env.CARDARENA_MAX_MATCHES || '';
+/** A whole number from the environment variable `name` (0 unless it is one). */
+function envCount(name) {
+  const text = process.env[name] || '';
   return /^[0-9]+$/.test(text) ? Number(text) : 0;
 }
 
@@ -339,13 +342,15 @@ function connectOnce(Referee, address, token, decide, opts, onAlive, deals) {
       } else if (RETRY_CODES.has(status.code)) resolve('retry');
       else reject(new BotError(`referee error ${status.code}: ${status.details}`));
     });
-    send({ hello: { client: opts.client || CLIENT, games: opts.games, max_matches: opts.maxMatches } });
+    send({ hello: { client: opts.client || CLIENT, games: opts.games, max_matches: opts.maxMatches,
+                     max_matches_per_hour: opts.maxMatchesPerHour } });
   });
 }
 
 /** Play as `decide` until the referee closes the stream: see the module comment. */
 async function run(decide, options = {}) {
-  const opts = { retrySeconds: 30, exitOnError: true, games: envGames(), maxMatches: envMaxMatches(), ...options };
+  const opts = { retrySeconds: 30, exitOnError: true, games: envGames(), maxMatches: envCount('CARDARENA_MAX_MATCHES'),
+                 maxMatchesPerHour: envCount('CARDARENA_MAX_MATCHES_PER_HOUR'), ...options };
   const fn = typeof decide === 'function' ? decide : decide.decide.bind(decide);
   const address = argOverride('--address') || opts.address || process.env.CARDARENA_ADDRESS || '127.0.0.1:50051';
   const token = argOverride('--token') || opts.token || process.env.CARDARENA_TOKEN || '';

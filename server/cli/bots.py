@@ -103,6 +103,9 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
                     "--game", help="A game the bot plays on the ladders (repeat; default: every game).")] = None,
                 max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches at once at most "
                                                                                "(0: the server's limit).")] = 0,
+                max_matches_per_hour: Annotated[int, typer.Option(
+                    "--max-matches-per-hour", help="Ladder matches an hour at most, evenly spread (0: only the "
+                                                   "ladders' pace).")] = 0,
                 restart: Annotated[bool, typer.Option("--restart/--no-restart", help="Start the program again "
                                                                                      "when it exits.")] = True):
     """Run a bot program on a server's ladders: it gets the address, its token and its games
@@ -115,6 +118,8 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
         check_game(g)
     if max_matches < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
+    if max_matches_per_hour < 0:
+        raise typer.BadParameter("must be 0 or more", param_hint="--max-matches-per-hour")
     token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")
@@ -123,7 +128,8 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
     except procs.BotStartError as e:
         raise typer.BadParameter(str(e), param_hint="COMMAND") from None
     env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token,
-           "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches)}
+           "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches),
+           "CARDARENA_MAX_MATCHES_PER_HOUR": str(max_matches_per_hour)}
     import threading
     from .hosting import STOP_SIGNALS, _Stopped
     got: list[int] = []  # the stop signals, noted by the handlers and acted on here

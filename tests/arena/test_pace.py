@@ -385,3 +385,45 @@ def test_leases_are_renewed_through_the_drain(ledger_url):
     assert [ids for ids in during_drain if match_id in ids], during_drain
     assert ledger.match(match_id).status == "finished"
     ledger.close()
+
+
+@pytest.mark.parametrize("client", ["python", "node", "bridge"])
+def test_bot_connect_hands_every_client_its_hourly_limit(client):
+    """``bot connect --max-matches-per-hour 7`` sets CARDARENA_MAX_MATCHES_PER_HOUR, which the
+    Python SDK, the Node.js helper and the bridge each put in their hello."""
+    import os
+    import signal
+    import subprocess
+
+    from arenakit import CLI, NODE_BOT, SH_BOT, need_bridge, need_node
+
+    from cardarena.server.referee import Referee
+    from cardarena.server.service import start_server
+
+    command = {"python": PY_BOT, "node": NODE_BOT, "bridge": SH_BOT}[client]
+    if client == "node":
+        need_node()
+    if client == "bridge":
+        need_bridge()
+
+    async def scenario() -> int:
+        referee = Referee()
+        hosted = await start_server(referee, "127.0.0.1:0")
+        token = referee.mint_session_token("capped")
+        proc = await asyncio.create_subprocess_exec(
+            *CLI, "bot", "connect", "--address", hosted.address, "--max-matches-per-hour", "7", "--",
+            *command.split(), env={**os.environ, "CARDARENA_TOKEN": token},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            for _ in range(1200):  # a minute at most: a busy machine's Node or Python start-up
+                link = referee.links.get("capped")
+                if link is not None and link.hello.is_set():
+                    return link.max_matches_per_hour
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"the {client} bot never said hello")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), 60)
+            await hosted.server.stop(grace=0)
+
+    assert asyncio.run(scenario()) == 7
