@@ -105,10 +105,29 @@ class Entrant:
 
 
 def quality(game: str, skills: Sequence[tuple[float, float]]) -> float:
-    """TrueSkill's match quality of a free-for-all table (each seat its own team)."""
+    """TrueSkill's match quality of a free-for-all table (each seat its own team): the number
+    ``trueskill.TrueSkill.quality`` gives, in its closed form for one player a team. The matrix
+    of that formula is tridiagonal, so one pass (an LDLᵀ factorisation) gives its determinant and
+    the quadratic form; the package builds general matrices of Python lists, which cost ~0.2 ms a
+    call, and a ladder of thousands of free bots calls this for each of them at every table
+    (bench/arena.py --simulate). tests/arena/test_matchmaking.py checks both agree."""
     from cardarena.ratings.rating import environment
-    env = environment(game)
-    return float(env.quality([(env.create_rating(mu, sigma),) for mu, sigma in skills]))
+    beta2 = environment(game).beta ** 2
+    m = len(skills) - 1  # one comparison between each seat and the next
+    pivots, form = 1.0, 0.0
+    pivot = y = off = 0.0
+    for j in range(m):
+        var_next = skills[j + 1][1] ** 2
+        diag = 2 * beta2 + skills[j][1] ** 2 + var_next
+        d = skills[j][0] - skills[j + 1][0]
+        if j:
+            factor = off / pivot
+            diag -= factor * off
+            d -= factor * y
+        pivot, y, off = diag, d, -beta2 - var_next
+        pivots *= pivot
+        form += y * y / pivot
+    return math.exp(-0.5 * form) * math.sqrt(beta2 ** m * (m + 1) / pivots)
 
 
 def draw_table(rng: random.Random, game: str, seats: int, free: Sequence[Entrant],

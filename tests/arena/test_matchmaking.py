@@ -59,6 +59,19 @@ def test_quality_is_highest_for_equal_ratings():
     assert quality("sixth-card", [(25, 1), (25, 1)]) > quality("sixth-card", [(25, 1), (35, 1)]) > 0
 
 
+@pytest.mark.parametrize("game", ["sixth-card", "unsorted", "three-thirteen"])
+def test_quality_is_trueskills_own_for_every_table_size(game):
+    """The closed form gives the trueskill package's own match quality, 2 to 10 seats, skills
+    from near-equal to far apart."""
+    from cardarena.ratings.rating import environment
+    env, rng = environment(game), random.Random(7)
+    for seats in range(2, 11):
+        for _ in range(20):
+            skills = [(rng.uniform(0, 50), rng.uniform(0.5, 9)) for _ in range(seats)]
+            want = env.quality([(env.create_rating(mu, sigma),) for mu, sigma in skills])
+            assert quality(game, skills) == pytest.approx(want, rel=1e-9, abs=1e-300), skills
+
+
 def test_quarantine_faults_over_ten_percent_of_decisions_or_three_forfeits():
     rule = QuarantineRule(window=10, max_fault_rate=0.10, min_decisions=20, max_forfeits=3)
     assert rule.judge([(50, 5, False)] * 4) is None                       # exactly 10 %: not over
