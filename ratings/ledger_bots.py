@@ -75,9 +75,13 @@ class BotsMixin:
         with self._read() as session:
             return [_bot_info(b) for b in session.exec(select(Bot).order_by(Bot.name))]
 
-    def bot_states(self, names: Iterable[str] | None = None) -> list[BotState]:
-        """Every bot's owner, pause and bench, or only those of ``names`` (one query)."""
+    def bot_states(self, names: Iterable[str] | None = None, *, standing: bool = False) -> list[BotState]:
+        """Every bot's owner, pause and bench, or only those of ``names`` (one query);
+        ``standing``: only the bots paused or ever benched (the arena reads those once a second,
+        and a ledger of thousands of bots has few)."""
         q = _STATES if names is None else _STATES.where(_bot.name.in_(bindparam("names", expanding=True)))
+        if standing:
+            q = q.where(_bot.paused.is_(True) | _bot.benched_until.is_not(None))
         with self._read() as session:
             rows = session.connection().execute(q, {"names": list(names or ())}).all()
         return [BotState(n, o, bool(p), _aware(u), r) for n, o, p, u, r in rows]

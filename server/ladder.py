@@ -43,6 +43,7 @@ log = logging.getLogger("cardarena.ladder")
 FLOOR = 0.1
 LEASE = 30.0  # seconds a ladder match's claim lasts unless its server renews it (every third)
 RECENT_MEETINGS = 20
+RATINGS_EVERY = 30.0  # seconds between two reads of the ladders' ratings from the ledger (own matches: at once)
 REMATCH_WAIT = 0.5
 UNPLAYED = "unplayed: the server stopped"
 LADDER = "ladder"
@@ -141,9 +142,11 @@ def draw_table(rng: random.Random, game: str, seats: int, free: Sequence[Entrant
     rest = [e for e in free if e is not anchor]
     while len(table) < seats:
         weights = []
+        seated = [(t.mu, t.sigma) for t in table]
+        lately = [met[t.name] for t in table if met.get(t.name)]  # whom the seated met lately
         for e in rest:
-            q = quality(game, [(t.mu, t.sigma) for t in table] + [(e.mu, e.sigma)])
-            meetings = sum(met.get(t.name, Counter()).get(e.name, 0) for t in table)
+            q = quality(game, seated + [(e.mu, e.sigma)])
+            meetings = sum(m.get(e.name, 0) for m in lately)
             weights.append(FLOOR + (1 - FLOOR) * q / (1 + meetings))
         pick = rng.choices(range(len(rest)), weights=weights)[0]
         table.append(rest.pop(pick))
@@ -230,6 +233,7 @@ class Arena:
         self._refresh_at = 0.0
         self._turn = 0
         self._ratings: dict[str, dict[str, tuple[float, float]]] = {}   # game → bot → (μ, σ)
+        self._ratings_at = 0.0   # when the ratings are next read from the ledger (clock)
         self._matches: Counter = Counter()   # (game, bot) → ladder matches played here
 
     # ----- state from the ledger ------------------------------------------------------------
@@ -295,13 +299,19 @@ class Arena:
         return kept
 
     def _refresh(self) -> None:
-        """The bots' states and the ladders' ratings, from the ledger (in a thread, once a second)."""
+        """The bots' states (in a thread, once a second) and, every ``RATINGS_EVERY`` seconds, the
+        ladders' ratings from the ledger: this server's own matches update them as they are
+        recorded, so the ledger's are for what other servers and `ratings recompute` changed (a
+        ladder of 10,000 rated bots reads 10,000 rows a game)."""
         self._refresh_states()
-        for game in {spec.game for spec in self.ladders}:
-            self._ratings[game] = {r.bot: (r.mu, r.sigma) for r in self.ledger.ratings(game)}
+        now = self.clock()
+        if now >= self._ratings_at:
+            self._ratings_at = now + RATINGS_EVERY
+            for game in {spec.game for spec in self.ladders}:
+                self._ratings[game] = {r.bot: (r.mu, r.sigma) for r in self.ledger.ratings(game)}
 
     def _refresh_states(self) -> None:
-        states = self.ledger.bot_states()
+        states = self.ledger.bot_states(standing=True)  # the paused and benched: all it needs
         now = utcnow()
         benched = {s.name: (s.benched_until, s.bench_reason or "") for s in states
                    if s.benched_until is not None and s.benched_until > now}
@@ -409,8 +419,8 @@ class Arena:
         free = self._free(spec, now)
         if len(free) < spec.seats:
             return False
-        ratings = self._ratings.get(spec.game, {})
-        entrants = [Entrant(b, *ratings.get(b, _initial(spec.game)), matches=self._matches.get((spec.game, b), 0),
+        ratings, start = self._ratings.get(spec.game, {}), _initial(spec.game)
+        entrants = [Entrant(b, *ratings.get(b, start), matches=self._matches.get((spec.game, b), 0),
                             free_since=self.free_since.setdefault(b, now)) for b in free]
         table = draw_table(self.rng, spec.game, spec.seats, entrants, self.met)
         since = {e.name: e.free_since for e in entrants}
@@ -456,10 +466,14 @@ class Arena:
                                                                 worker=self.worker, **record_args(out, t0)))
             match_id = None  # from here it is recorded whole, even if the server stops meanwhile
             try:
-                await asyncio.shield(recording)
+                changes = await asyncio.shield(recording)
             except asyncio.CancelledError:
                 await recording
                 raise
+            ratings = self._ratings.setdefault(spec.game, {})
+            for c in changes or ():
+                if c.rated:
+                    ratings[c.bot] = (c.mu, c.sigma)
             self.stats.finished += 1
             self.stats.decisions += out.decisions
             self._after(spec, bots, out)

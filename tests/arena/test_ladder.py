@@ -294,7 +294,7 @@ class StubLedger:
     def __init__(self, benched_until=None, conduct=()):
         self.benched_until, self.conduct = benched_until, list(conduct)
 
-    def bot_states(self):
+    def bot_states(self, **_):
         return [BotState("crasher", None, False, self.benched_until, "forfeited" if self.benched_until else None)]
 
     def recent_conduct(self, kind, window):

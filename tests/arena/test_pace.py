@@ -38,7 +38,7 @@ LOST = "is no longer this server's"
 class NoLedger:
     """The ledger calls a scheduling arena makes (none of them writes)."""
 
-    def bot_states(self):
+    def bot_states(self, **_):
         return []
 
     def ratings(self, game):
@@ -384,6 +384,32 @@ def test_leases_are_renewed_through_the_drain(ledger_url):
     match_id = asyncio.run(asyncio.wait_for(scenario(), 120))
     assert [ids for ids in during_drain if match_id in ids], during_drain
     assert ledger.match(match_id).status == "finished"
+    ledger.close()
+
+
+def test_the_arena_takes_its_own_matches_ratings_as_they_are_recorded(ledger_url):
+    """The ledger's ratings are read every RATINGS_EVERY seconds; between two reads the arena
+    holds the ratings its own recorded matches gave, the same as the ledger's."""
+    from cardarena.server.referee import Referee, TimeControl
+    ledger = Ledger(ledger_url())
+    names = two_bots(ledger)
+
+    async def scenario():
+        referee = Referee(time_control=TimeControl(move_seconds=5.0))
+        arena = arena_of(referee, ledger)
+        async with random_bots(referee, names) as links:
+            for link in links:
+                link.hello.set()
+            arena.start()
+            while arena.stats.finished < 3:
+                await asyncio.sleep(0.02)
+            await arena.stop()
+        return arena
+
+    arena = asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert arena._ratings_at > arena.clock(), "no read of the ledger's ratings since the start"
+    want = {r.bot: (r.mu, r.sigma) for r in ledger.ratings("sixth-card")}
+    assert set(want) == set(names) and arena._ratings["sixth-card"] == want
     ledger.close()
 
 

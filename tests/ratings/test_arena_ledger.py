@@ -32,9 +32,12 @@ def test_owner_pause_and_bench_are_kept(ledger_url):
     assert states["ada"].benched(datetime.now(timezone.utc)) and "forfeited 3" in states["ada"].bench_reason
     assert abs((states["ada"].benched_until - until).total_seconds()) < 1
     assert not states["ada"].benched(until + timedelta(seconds=1))
+    led.add_bot("cy")  # neither paused nor ever benched: not among the standing ones
+    assert [s.name for s in led.bot_states(standing=True)] == ["ada", "bo"]
     assert not led.set_paused("bo", False).paused
-    with pytest.raises(LedgerError, match="no bot named 'cy'"):
-        led.set_paused("cy", True)
+    assert [s.name for s in led.bot_states(standing=True)] == ["ada"]
+    with pytest.raises(LedgerError, match="no bot named 'dee'"):
+        led.set_paused("dee", True)
 
 
 def test_every_match_has_a_kind_and_lists_filter_by_it(ledger_url):
