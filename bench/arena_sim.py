@@ -109,8 +109,11 @@ async def settle(arena: Arena, ref: SimReferee) -> None:
     have returned)."""
     while True:
         ref.changed.clear()
-        busy = [t for t in arena.tasks if t not in ref.parked]
+        # a task done but not yet dropped from arena.tasks (its callback waits for the loop) is
+        # not busy: asyncio.wait would return at once for it, without ever yielding to the loop
+        busy = [t for t in arena.tasks if t not in ref.parked and not t.done()]
         if not busy:
+            await asyncio.sleep(0)  # the done tasks' callbacks run: they leave arena.tasks
             return
         parked = asyncio.ensure_future(ref.changed.wait())
         await asyncio.wait([*busy, parked], return_when=asyncio.FIRST_COMPLETED)
