@@ -6,7 +6,7 @@ are neither paused (``bot pause``) nor benched (quarantine), and have room for o
 
 Matchmaking (:func:`draw_table`): the anchor is the free bot that has waited longest; the other
 seats are drawn at random, weighted by TrueSkill match quality and by how rarely the bots met
-lately. Per bot at most ``max_per_bot`` matches at once, fewer if its ``Hello.max_matches`` asks.
+lately, from all free bots or, past ``CANDIDATES``, an even sample of them (docs/scale.md). Per bot at most ``max_per_bot`` matches at once, fewer if its ``Hello.max_matches`` asks.
 Pace: a ladder starts a match at most every ``60 / rate`` s (``serve --rate``, ``@RATE``), a bot
 at most every ``3600 / Hello.max_matches_per_hour`` s, never two closer (a token bucket of one).
 
@@ -45,6 +45,7 @@ LEASE = 30.0  # seconds a ladder match's claim lasts unless its server renews it
 RECENT_MEETINGS = 20
 RATINGS_EVERY = 30.0  # seconds between two reads of the ladders' ratings from the ledger (own matches: at once)
 REMATCH_WAIT = 0.5
+CANDIDATES = 500  # free bots a table's other seats are drawn from, sampled evenly when more are free
 UNPLAYED = "unplayed: the server stopped"
 LADDER = "ladder"
 
@@ -140,6 +141,8 @@ def draw_table(rng: random.Random, game: str, seats: int, free: Sequence[Entrant
     anchor = min(free, key=lambda e: (e.free_since, e.matches, e.name))
     table = [anchor]
     rest = [e for e in free if e is not anchor]
+    if len(rest) > CANDIDATES:  # a fair sample: every bot as likely to be in it, the draw's cost bounded
+        rest = rng.sample(rest, CANDIDATES)
     while len(table) < seats:
         weights = []
         seated = [(t.mu, t.sigma) for t in table]

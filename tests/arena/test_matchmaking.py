@@ -81,3 +81,26 @@ def test_quarantine_faults_over_ten_percent_of_decisions_or_three_forfeits():
     assert "forfeited 3 of its last 3" in rule.judge([(40, 0, True)] * 3)
     old_trouble = [(40, 0, True)] * 3 + [(40, 0, False)] * 10
     assert rule.judge(old_trouble) is None                                # out of the window
+
+
+def test_among_many_free_bots_the_draw_takes_an_even_sample_and_keeps_its_anchor(monkeypatch):
+    """Past CANDIDATES free bots the other seats come from an even sample of them: the anchor
+    is still the bot that waited longest, every other bot can be drawn, none twice a table."""
+    from cardarena.server.ladder import CANDIDATES
+    rng = random.Random(11)
+    free = [Entrant(f"b{i:04d}", 25, 8.33, free_since=float(i)) for i in range(2 * CANDIDATES)]
+    seen = Counter()
+    for _ in range(400):
+        table = draw_table(rng, "sixth-card", 4, free)
+        assert "b0000" in table and len(set(table)) == 4
+        seen.update(b for b in table if b != "b0000")
+    # 1,200 other seats over 999 bots, 1.2 each on average: about 70 % of them drawn (Poisson),
+    # as many from either half of the list
+    assert 600 < len(seen) and max(seen.values()) < 10
+    low = sum(n for b, n in seen.items() if b < f"b{CANDIDATES:04d}")
+    assert 480 < low < 720
+    from cardarena.server import ladder
+    calls = []
+    monkeypatch.setattr(ladder, "quality", lambda game, skills: calls.append(1) or 0.5)
+    draw_table(rng, "sixth-card", 4, free)
+    assert len(calls) <= 3 * CANDIDATES, "the cost of a table is bounded by the sample, not by the free bots"
