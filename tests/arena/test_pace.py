@@ -249,6 +249,19 @@ def arena_of(referee, ledger: Ledger, **kw) -> Arena:
                  lease_seconds=0.3, **kw)
 
 
+async def arena_until(referee, ledger: Ledger, names: list[str], finished: int) -> Arena:
+    """An arena of ``names`` (random bots) until ``finished`` matches are recorded; then stopped."""
+    arena = arena_of(referee, ledger)
+    async with random_bots(referee, names) as links:
+        for link in links:
+            link.hello.set()
+        arena.start()
+        while arena.stats.finished < finished:
+            await asyncio.sleep(0.02)
+        await arena.stop()
+    return arena
+
+
 def renewals(ledger: Ledger) -> list[set[int]]:
     """Wraps ``ledger.renew_leases``: every renewal's match ids, in the list returned."""
     calls: list[set[int]] = []
@@ -286,14 +299,7 @@ def test_a_match_this_server_ends_during_a_renewal_is_not_reported_lost(ledger_u
 
     async def scenario():
         referee = Referee(time_control=TimeControl(move_seconds=5.0))
-        arena = arena_of(referee, ledger)
-        async with random_bots(referee, names) as links:
-            for link in links:
-                link.hello.set()
-            arena.start()
-            while arena.stats.finished < 3:
-                await asyncio.sleep(0.05)
-            await arena.stop()
+        await arena_until(referee, ledger, names, 3)
 
     with caplog.at_level(logging.WARNING, logger="cardarena.ladder"):
         asyncio.run(asyncio.wait_for(scenario(), 120))
@@ -329,14 +335,7 @@ def test_a_match_the_ledger_no_longer_lets_this_server_renew_is_reported(ledger_
             await asyncio.sleep(0.1)
             return await play(*args, **kw)
         referee.play = slow_play
-        arena = arena_of(referee, ledger)
-        async with random_bots(referee, names) as links:
-            for link in links:
-                link.hello.set()
-            arena.start()
-            while arena.stats.finished < 1:
-                await asyncio.sleep(0.05)
-            await arena.stop()
+        await arena_until(referee, ledger, names, 1)
 
     with caplog.at_level(logging.WARNING, logger="cardarena.ladder"):
         asyncio.run(asyncio.wait_for(scenario(), 120))
@@ -395,16 +394,7 @@ def test_the_arena_takes_its_own_matches_ratings_as_they_are_recorded(ledger_url
     names = two_bots(ledger)
 
     async def scenario():
-        referee = Referee(time_control=TimeControl(move_seconds=5.0))
-        arena = arena_of(referee, ledger)
-        async with random_bots(referee, names) as links:
-            for link in links:
-                link.hello.set()
-            arena.start()
-            while arena.stats.finished < 3:
-                await asyncio.sleep(0.02)
-            await arena.stop()
-        return arena
+        return await arena_until(Referee(time_control=TimeControl(move_seconds=5.0)), ledger, names, 3)
 
     arena = asyncio.run(asyncio.wait_for(scenario(), 120))
     assert arena._ratings_at > arena.clock(), "no read of the ledger's ratings since the start"
