@@ -300,7 +300,7 @@ class StubLedger:
     def recent_conduct(self, kind, window):
         return {"crasher": self.conduct}
 
-    def fail_running_matches(self, kind, reason, alive=None):
+    def fail_running_matches(self, kind, reason, alive=None, mine=None):
         return 0
 
     def ratings(self, game):

@@ -37,7 +37,8 @@ def test_a_bot_that_never_answers_is_faulted_three_times_then_forfeits(league):
 def test_a_bot_that_answers_just_after_the_deadline(league):
     run = league("late_answers.py")
     kinds = check_league(run, bad_forfeits=True)
-    assert set(kinds) == {"late", "forfeit"}
+    # its program may leave once its seats forfeit: the matches after that find it absent
+    assert {"late", "forfeit"} <= set(kinds) <= {"late", "forfeit", "absent"}
 
 
 def test_a_bot_that_crashes_mid_match_forfeits_after_the_grace(league):
