@@ -67,7 +67,10 @@ def six(tmp_path_factory, new_ledger):
     """The server of TestSixBotsOnTwoLadders and its six bots (SIX)."""
     need_bridge()
     workdir = tmp_path_factory.mktemp("six")
-    served = Served(workdir, new_ledger(workdir, "arena"), [*LADDERS, "--move-time", "1", "--max-matches", "2"])
+    # a pace of 2 matches a second a ladder: every behaviour here shows within seconds, and the
+    # machine is not spent on matches nobody waits for (flat out is ~10 a second)
+    served = Served(workdir, new_ledger(workdir, "arena"), [*LADDERS, "--move-time", "1", "--max-matches", "2",
+                                                            "--rate", "120"])
     bots = Bots(served)
     try:
         bots.add(*SIX)
@@ -159,7 +162,8 @@ def quarantine(tmp_path_factory, new_ledger):
     workdir = tmp_path_factory.mktemp("quarantine")
     served = Served(workdir, new_ledger(workdir, "arena"),
                     ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
-                     "--bench-seconds", "30", "--bench-window", "5", "--bench-forfeits", "2"])
+                     "--bench-seconds", "30", "--bench-window", "5", "--bench-forfeits", "2",
+                     "--rate", "120"])  # 2 matches a second: the 30 s bench is waited out at that pace
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
@@ -235,7 +239,7 @@ def test_sigterm_drains_the_ladders_and_a_restarted_server_goes_on_even_after_si
     server started again on the same ledger and address, and the ratings keep counting. A
     SIGKILLed server leaves matches running, which the next one marks unplayed."""
     need_bridge()
-    served = Served(tmp_path, ledger_url("arena"), [*LADDERS, "--move-time", "2", "--drain", "2"])
+    served = Served(tmp_path, ledger_url("arena"), [*LADDERS, "--move-time", "2", "--drain", "2", "--rate", "120"])
     bots = Bots(served)
     ladders = Ladders(served.db)
 

@@ -45,7 +45,8 @@ class ArenaSite(LiveSite):
         from cardarena.server.web import host
         from cardarena.server.web.app import create_app
         self.grpc = await start_server(self.referee)
-        self.arena = Arena(self.referee, self.ledger, self.ladders, max_per_bot=1, tick=0.05)
+        self.arena = Arena(self.referee, self.ledger, self.ladders, max_per_bot=1, tick=0.05,
+                           rate=120.0)  # 2 matches a second a ladder: enough to show, not the machine's all
         self.app = create_app(self.ledger, self.referee, arena=self.arena)
         self.web = await host.start(self.app, host.bind("127.0.0.1:0"))
         self.url = self.web.url.rstrip("/")
