@@ -6,7 +6,8 @@ are neither paused (``bot pause``) nor benched (quarantine), and have room for o
 
 Matchmaking (:func:`draw_table`): the anchor is the free bot that has waited longest; the other
 seats are drawn at random, weighted by TrueSkill match quality and by how rarely the bots met
-lately, from all free bots or, past ``CANDIDATES``, an even sample of them (docs/scale.md). Per bot at most ``max_per_bot`` matches at once, fewer if its ``Hello.max_matches`` asks.
+lately, from all free bots or, past ``CANDIDATES``, an even sample of them (docs/scale.md). Per
+bot at most ``max_per_bot`` matches at once, fewer if its ``Hello.max_matches`` asks.
 Pace: a ladder starts a match at most every ``60 / rate`` s (``serve --rate``, ``@RATE``), a bot
 at most every ``3600 / Hello.max_matches_per_hour`` s, never two closer (a token bucket of one).
 
@@ -110,7 +111,7 @@ def quality(game: str, skills: Sequence[tuple[float, float]]) -> float:
     """TrueSkill's match quality of a free-for-all table (each seat its own team): the number
     ``trueskill.TrueSkill.quality`` gives, in its closed form for one player a team. The matrix
     of that formula is tridiagonal, so one pass (an LDLᵀ factorisation) gives its determinant and
-    the quadratic form; the package builds general matrices of Python lists, which cost ~0.2 ms a
+    the quadratic form; the package builds general matrices of Python lists, which cost ~0.1 ms a
     call, and a ladder of thousands of free bots calls this for each of them at every table
     (bench/arena.py --simulate). tests/arena/test_matchmaking.py checks both agree."""
     from cardarena.ratings.rating import environment
