@@ -67,10 +67,10 @@ def six(tmp_path_factory, new_ledger):
     """The server of TestSixBotsOnTwoLadders and its six bots (SIX)."""
     need_bridge()
     workdir = tmp_path_factory.mktemp("six")
-    # a pace of 2 matches a second a ladder: every behaviour here shows within seconds, and the
+    # a pace of a match a second a ladder: every behaviour here shows within seconds, and the
     # machine is not spent on matches nobody waits for (flat out is ~10 a second)
     served = Served(workdir, new_ledger(workdir, "arena"), [*LADDERS, "--move-time", "1", "--max-matches", "2",
-                                                            "--rate", "120"])
+                                                            "--rate", "60"])
     bots = Bots(served)
     try:
         bots.add(*SIX)
@@ -163,7 +163,7 @@ def quarantine(tmp_path_factory, new_ledger):
     served = Served(workdir, new_ledger(workdir, "arena"),
                     ["--ladder", "sixth-card", "--move-time", "1", "--grace", "0.5", "--max-faults", "0",
                      "--bench-seconds", "30", "--bench-window", "5", "--bench-forfeits", "2",
-                     "--rate", "120"])  # 2 matches a second: the 30 s bench is waited out at that pace
+                     "--rate", "60"])  # a match a second: the 30 s bench is waited out at that pace
     bots = Bots(served)
     try:
         bots.add("crasher", "faulty", "py-good", "sh-good", "py-good-2")
