@@ -323,20 +323,23 @@ def register(app: typer.Typer) -> None:
         logging.basicConfig(level=os.environ.get("CARDARENA_LOG", "WARNING"),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         games = tuple(game or (g.strip() for g in os.environ.get("CARDARENA_GAMES", "").split(",") if g.strip()))
-        if max_matches is None:
-            text = os.environ.get("CARDARENA_MAX_MATCHES", "")
-            max_matches = int(text) if text.isdigit() else 0
-        if max_matches < 0:
-            raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
-        if max_matches_per_hour is None:
-            text = os.environ.get("CARDARENA_MAX_MATCHES_PER_HOUR", "")
-            max_matches_per_hour = int(text) if text.isdigit() else 0
-        if max_matches_per_hour < 0:
-            raise typer.BadParameter("must be 0 or more", param_hint="--max-matches-per-hour")
+        max_matches = _count(max_matches, "CARDARENA_MAX_MATCHES", "--max-matches")
+        max_matches_per_hour = _count(max_matches_per_hour, "CARDARENA_MAX_MATCHES_PER_HOUR", "--max-matches-per-hour")
         import asyncio
         code = asyncio.run(run_bridge(list(command), address, token, games=games, max_matches=max_matches,
                                       ca_file=ca_file, max_matches_per_hour=max_matches_per_hour))
         raise typer.Exit(code)
+
+
+def _count(given: int | None, env: str, option: str) -> int:
+    """An option's count, else the environment's (a whole number, else 0); a negative one is a
+    bad argument."""
+    if given is None:
+        text = os.environ.get(env, "")
+        given = int(text) if text.isdigit() else 0
+    if given < 0:
+        raise typer.BadParameter("must be 0 or more", param_hint=option)
+    return given
 
 
 def main(argv: list[str] | None = None) -> Any:
