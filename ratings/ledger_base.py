@@ -103,6 +103,10 @@ class LedgerError(Exception):
     """A request the ledger refuses: an unknown bot or match, a duplicate, a wrong status."""
 
 
+class NotALedgerError(LedgerError):
+    """A database or file with no ledger in it, opened by a command that only reads."""
+
+
 class LedgerVersionError(LedgerError):
     """A ledger of another schema version than this cardarena's (``cardarena ledger upgrade``)."""
 
@@ -333,10 +337,16 @@ def _status(status: str) -> str:
 class LedgerBase:
     """The database of one ledger and its sessions (the other parts are mixins over it)."""
 
-    def __init__(self, where: str = ":memory:", *, echo: bool = False, mapped: int = 0):
+    def __init__(self, where: str = ":memory:", *, echo: bool = False, mapped: int = 0, create: bool = True):
         """``mapped``: on SQLite, read up to that many bytes of the file memory-mapped (the web's
-        ledger: :data:`WEB_MAPPED`), its pages then read without a system call each."""
+        ledger: :data:`WEB_MAPPED`), its pages then read without a system call each. ``create``:
+        make the tables of a database that has none (else a :class:`LedgerError`, nothing written:
+        a command that only reads)."""
         self.url = database_url(where)
+        if not create and self.url.startswith("sqlite:///") and self.url != "sqlite:///:memory:":
+            path = Path(self.url[len("sqlite:///"):].split("?", 1)[0])
+            if path.is_file() and path.stat().st_size == 0:  # opening it would write SQLite's header
+                raise NotALedgerError(f"{where} is not a ledger: it is an empty file")
         self.engine = make_engine(where, echo, mapped)
         self._write_engine = self.engine.execution_options(ledger_write=True)
         self._sqlite = self.engine.dialect.name == "sqlite"
@@ -347,6 +357,10 @@ class LedgerBase:
             with self.engine.connect() as conn:
                 version = schema.current(conn)
             if version is None:
+                if not create:
+                    self.engine.dispose()
+                    raise NotALedgerError(f"{where} is not a ledger: it has no cardarena tables (a league, "
+                                          "`bot add` or `cardarena demo` makes them)")
                 version = self._make()
             if version != schema.HEAD:
                 self.engine.dispose()

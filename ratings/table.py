@@ -85,7 +85,9 @@ def read_sqlite(path: Path, game: str | None = None) -> list[RatingRow] | None:
 
     from .schema import HEAD, VERSION_TABLE, version_of
     try:
-        conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
+        # Not ?mode=ro: a read-only connection cannot remove the -wal and -shm files it makes, and a
+        # command that only reads leaves nothing behind. This one only reads.
+        conn = sqlite3.connect(Path(path).resolve().as_uri(), uri=True, timeout=30)
     except sqlite3.Error:
         return None
     try:

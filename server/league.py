@@ -120,6 +120,11 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
     if spec.gauntlet is not None and seats < 2:
         raise LeagueError("a gauntlet needs tables of at least 2 seats")
     _check_until(spec, seats)
+    size = spec.matches if spec.matches is not None else round_robin_size(
+        len(spec.bots), seats, spec.rounds, spec.gauntlet is not None)
+    if size > MAX_MATCHES:
+        raise LeagueError(f"a league of {size:,} matches is more than one league holds ({MAX_MATCHES:,}): "
+                          "play it as several leagues")
     if spec.concurrency < 1:
         raise LeagueError("concurrency must be at least 1")
     for name, value in (("move time", spec.move_seconds), ("time bank", spec.bank_seconds),
@@ -146,6 +151,10 @@ def check_spec(spec: LeagueSpec) -> LeagueSpec:
     return dataclasses.replace(spec, bots=list(spec.bots), seats=seats, options=options,
                                commands=dict(spec.commands), secret=secret)
 
+
+#: The matches one league schedules at most: its plans are made, and written to the ledger, at
+#: its start, so a mistyped --rounds must not fill the machine's memory first.
+MAX_MATCHES = 1_000_000
 
 #: Rounds ``--until-separated`` plays at most when no ``--max-matches`` is given.
 DEFAULT_ROUNDS = 20

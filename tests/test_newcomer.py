@@ -82,7 +82,7 @@ def test_match_list_has_a_header_and_says_when_it_cut_the_list(cli, tmp_path):
     code, out, err = cli("match", "list", "--db", str(path))
     assert code == 0 and len(out.splitlines()) == 5 and f"ledger {path}: 5 matches" in err and "--limit" not in err
     code, _, err = cli("match", "list", "--limit", "0", "--db", str(path))
-    assert code == 2 and "at least 1" in err
+    assert code == 2 and "--limit" in err and "greater than or equal to 1" in err
 
 
 def test_play_keeps_each_runs_bot_logs_in_a_new_folder_and_prints_the_result_in_place_order(cli, tmp_path,

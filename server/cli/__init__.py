@@ -43,13 +43,8 @@ if signal.getsignal(signal.SIGINT) is signal.default_int_handler and sys.argv an
 
 import typer  # noqa: E402
 
-try:  # typer ≥ 0.20 vendors click
-    from typer._click import exceptions as click_exc
-except ImportError:  # pragma: no cover - older typer over click
-    from click import exceptions as click_exc
-
 # The names other modules and the tests use (server/check.py, server/web/command.py, tests/).
-from .app import VERSION, CliError, app, err, out  # noqa: E402,F401
+from .app import VERSION, CliError, app, click_exc, err, out  # noqa: E402,F401
 from .common import (  # noqa: E402,F401
     check_address, check_game, check_programs, check_seconds, check_time_control, make_log_dir, open_ledger,
     parse_bots, parse_options, read_admin_token,
@@ -105,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         rv = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except click_exc.UsageError as e:
         hint = f" ({e.param_hint})" if isinstance(e, click_exc.BadParameter) and e.param_hint and "--" not in e.format_message() else ""
-        err.print(f"cardarena: {e.format_message()}{hint}", markup=False)
+        message = e.format_message()
+        if isinstance(e, click_exc.NoSuchOption) and e.option_name[1:].isdigit():  # `match show -1`
+            message, hint = f"{e.option_name} is not an id or a count: they are whole numbers from 1", ""
+        err.print(f"cardarena: {message}{hint}", markup=False)
         return_code = 2
     except CliError as e:
         err.print(f"cardarena: {e}", markup=False)

@@ -23,7 +23,18 @@ from typing import Annotated, Optional
 
 import typer
 
+try:  # typer ≥ 0.20 vendors click
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover - older typer over click
+    from click import exceptions as click_exc
+
 VERSION = "0.2.0"
+
+#: The largest whole number the ledger holds (a 64-bit integer): ids, seeds and counts past it are
+#: bad arguments, refused before anything is read.
+MAX_INT = 2**63 - 1
+#: The largest count a bot's hello carries (an int32 of the protocol).
+MAX_INT32 = 2**31 - 1
 
 
 class _Console:

@@ -4,6 +4,7 @@ server's ladders (``bot connect``)."""
 import os
 import shlex
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -11,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from .. import procs
-from .app import CliError, DbOpt, ServerOpt, bot_app, err, out
+from .app import MAX_INT32, CliError, DbOpt, ServerOpt, bot_app, err, out
 from .common import _token_file, admin_stub, caption, check_address, check_game, open_ledger, read_ledger, rpc
 
 #: Seconds `bot connect`'s program (and its process group) gets to end after a stop signal,
@@ -59,7 +60,9 @@ def bot_list(db: DbOpt = "cardarena.db", server: ServerOpt = None):
     states = {s.name: s for s in led.bot_states()}
     now = datetime.now(timezone.utc)
     bots = led.bots()
-    caption(led, f"{len(bots)} bot{'s' if len(bots) != 1 else ''} (name, registered, owner, state)")
+    caption(led, f"{len(bots)} bot{'s' if len(bots) != 1 else ''}")
+    if bots:  # the header on stderr, as `match list`'s: the rows on stdout stay one bot a line
+        sys.stderr.write("name\tregistered\towner\tstate\n")
     for b in bots:
         st = states.get(b.name)
         state = "paused" if st and st.paused else ""
@@ -101,10 +104,10 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
                     "--token-file", help="A file holding the bot's token (default: CARDARENA_TOKEN).")] = None,
                 game: Annotated[Optional[list[str]], typer.Option(
                     "--game", help="A game the bot plays on the ladders (repeat; default: every game).")] = None,
-                max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches at once at most "
+                max_matches: Annotated[int, typer.Option("--max-matches", min=0, max=MAX_INT32, help="Ladder matches at once at most "
                                                                                "(0: the server's limit).")] = 0,
                 max_matches_per_hour: Annotated[int, typer.Option(
-                    "--max-matches-per-hour", help="Ladder matches an hour at most, evenly spread (0: only the "
+                    "--max-matches-per-hour", min=0, max=MAX_INT32, help="Ladder matches an hour at most, evenly spread (0: only the "
                                                    "ladders' pace).")] = 0,
                 restart: Annotated[bool, typer.Option("--restart/--no-restart", help="Start the program again "
                                                                                      "when it exits.")] = True):
@@ -116,10 +119,6 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
     check_address(address, "--address")
     for g in game or ():
         check_game(g)
-    if max_matches < 0:
-        raise typer.BadParameter("must be 0 or more", param_hint="--max-matches")
-    if max_matches_per_hour < 0:
-        raise typer.BadParameter("must be 0 or more", param_hint="--max-matches-per-hour")
     token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
     if not token:
         raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")

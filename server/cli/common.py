@@ -16,13 +16,17 @@ from .. import procs
 from .app import CliError, err
 
 
-def open_ledger(db: str, mapped: int = 0):
-    """The ledger ``--db`` names (``mapped``: see ``Ledger``), or one line saying why not."""
+def open_ledger(db: str, mapped: int = 0, create: bool = True, asked: str | None = None):
+    """The ledger ``--db`` names (``mapped``, ``create``: see ``Ledger``), or one line saying why
+    not (naming what was ``asked`` for when there is no ledger)."""
     from cardarena.ratings import Ledger, LedgerError, LedgerStorageError
+    from cardarena.ratings.ledger_base import NotALedgerError
     if not db.strip():
         raise typer.BadParameter("is empty: give a SQLite file or an SQLAlchemy URL", param_hint="--db")
     try:
-        return Ledger(db, mapped=mapped)
+        return Ledger(db, mapped=mapped, create=create)
+    except NotALedgerError as e:
+        raise CliError(f"no {asked}: {e}" if asked else str(e)) from None
     except (LedgerError, LedgerStorageError) as e:
         raise CliError(str(e)) from None
     except Exception as e:  # a bad URL, a missing database driver
@@ -41,14 +45,14 @@ def ledger_file(db: str) -> Path | None:
 
 def read_ledger(db: str, asked: str | None = None):
     """The ledger a command reads: one that is not there is one line and exit 1, naming what was
-    ``asked`` for (``"league 3"``), and no file is made (``open_ledger`` makes an empty ledger, as
-    a league or ``bot add`` wants)."""
+    ``asked`` for (``"league 3"``), and nothing is written: not a file, nor the tables of an empty
+    one (``open_ledger`` makes an empty ledger, as a league or ``bot add`` wants)."""
     path = ledger_file(db) if db.strip() else None
     if path is not None and not path.exists():
         where = (f"no ledger at {str(path.resolve())!r} (give --db or CARDARENA_DB; `cardarena demo` or "
                  "`cardarena league run` makes one)")
         raise CliError(f"no {asked}: {where}" if asked else where)
-    return open_ledger(db)
+    return open_ledger(db, create=False, asked=asked)
 
 
 def ledger_name(ledger) -> str:
@@ -129,12 +133,13 @@ def check_programs(bots) -> None:
 
 
 def make_log_dir(bots, log_dir: Path) -> None:
-    """The folder of the started bots' logs, made before anything starts (one line if it cannot be)."""
+    """The folder of the started bots' logs, made before anything starts or is written (one
+    line, exit 2, if it cannot be: ``--log-dir`` names a place that cannot hold it)."""
     if any(command for _, command in bots):
         try:
             procs.prepare_log_dir(log_dir)
         except procs.BotStartError as e:
-            raise CliError(str(e)) from None
+            raise typer.BadParameter(str(e), param_hint="--log-dir") from None
 
 
 def check_address(address: str, hint: str) -> None:

@@ -1,6 +1,8 @@
 """``cardarena demo``: a league of the example bots over real gRPC, then the rating table."""
 
 import shlex
+import shutil
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +16,7 @@ from .leagues import _SERVE_AFTER, league_run
 @app.command()
 def demo(db: DbOpt = "cardarena-demo.db",
          game: Annotated[str, typer.Option("--game", help="Game id.")] = "sixth-card",
-         rounds: Annotated[int, typer.Option("--rounds")] = 2,
+         rounds: Annotated[int, typer.Option("--rounds", min=1, max=1000)] = 2,
          web: Annotated[bool, typer.Option("--web", help="Serve the web pages from the start (watch the matches "
                                                          "live) and on after the league, until Ctrl-C.")] = False,
          web_address: WebAddressOpt = None):
@@ -39,6 +41,20 @@ def demo(db: DbOpt = "cardarena-demo.db",
                    web_address=web_address)
     finally:
         _SERVE_AFTER.reset(token)
-    out.print(f"see a match: cardarena match list --db {db}; cardarena match show ID --db {db}")
+    me = own_command()
     shown = db if " " not in db else shlex.quote(db)
-    out.print(f"cardarena web --db {shown}    # the league in a browser (it prints its URL)", markup=False)
+    out.print(f"see a match: {me} match list --db {shown}; {me} match show ID --db {shown}", markup=False)
+    out.print(f"{me} web --db {shown}    # the league in a browser (it prints its URL)", markup=False)
+
+
+def own_command() -> str:
+    """How to run this cardarena from the shell that ran it: ``cardarena`` when that is what the
+    PATH finds (an activated venv, an install), else the path it was run by (``make demo``'s
+    ``.venv/bin/cardarena``), else ``python -m``."""
+    exe = Path(sys.argv[0]) if sys.argv and Path(sys.argv[0]).name == "cardarena" else None
+    if exe is None:
+        return f"{shlex.quote(sys.executable)} -m cardarena.server.cli"
+    found = shutil.which("cardarena")
+    if found and Path(found).resolve() == exe.resolve():
+        return "cardarena"
+    return shlex.quote(str(exe) if exe.is_absolute() or "/" in str(exe) else str(exe.resolve()))

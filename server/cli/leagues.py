@@ -14,7 +14,7 @@ import typer
 from .. import procs
 from .app import (
     CliError, DbOpt, GraceOpt, LeaseOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, ServerOpt, StartTimeoutOpt,
-    TimeBankOpt, err, league_app, out,
+    MAX_INT, TimeBankOpt, click_exc, err, league_app, out,
 )
 from .common import (
     _league_bar, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
@@ -148,8 +148,8 @@ def league_run(
     rounds: Annotated[int, typer.Option("--rounds", help="Round-robin rounds: every group of bots plays once in every seat rotation per round.")] = 1,
     matches: Annotated[Optional[int], typer.Option("--matches", help="Instead of a round robin: a balanced schedule of N matches (every bot plays equally often, pairs meet as evenly as possible, seats rotate fairly).")] = None,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Each group plays the same deal in every seat rotation (a duplicate set), to take luck out of comparisons.")] = False,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="League seed, for a reproducible league: the schedule and every match seed derive from it, so whoever knows it knows every hand (the league is marked organizer-seeded). Default: a secret from the CSPRNG, shown once the league has ended.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches played at once.")] = 4,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=MAX_INT, help="League seed, for a reproducible league: the schedule and every match seed derive from it, so whoever knows it knows every hand (the league is marked organizer-seeded). Default: a secret from the CSPRNG, shown once the league has ended.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, max=MAX_INT, help="Matches played at once.")] = 4,
     move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision; a later answer is a fault and the default action is played.")] = 2.0,
     time_bank: TimeBankOpt = 0.0,
     max_faults: MaxFaultsOpt = 3,
@@ -186,7 +186,7 @@ def league_run(
     the next round would pass --max-matches; the summary says which pairs were separated, after
     how many matches, and which were not by the cap.
     """
-    from ..league import LeagueSpec, check_spec, league_plans
+    from ..league import LeagueError, LeagueSpec, check_spec, league_plans
     check_game(game)
     bots = parse_bots(bot)
     options = parse_options(option or [])
@@ -200,26 +200,30 @@ def league_run(
                       duplicate=duplicate, commands=dict(bots), workdir=os.getcwd(), max_reconnects=max_reconnects,
                       gauntlet=gauntlet, until_separated=until_separated, confidence=confidence,
                       max_matches=max_matches, top=top)
-    spec = check_spec(spec)
+    try:
+        spec = check_spec(spec)
+    except LeagueError as e:  # the arguments do not make a league: a bad argument
+        raise click_exc.UsageError(str(e)) from None
     check_programs(bots)
     if server:
         if gauntlet is not None or until_separated:
-            raise CliError("--gauntlet and --until-separated run only in a local league: a --server's RunLeague "
-                           "request has no field for them")
+            raise click_exc.UsageError("--gauntlet and --until-separated run only in a local league: a --server's "
+                                       "RunLeague request has no field for them")
         if web_address is not None:
-            raise CliError("--web-address serves the pages of a local league; the --server serves its own "
-                           "(`cardarena serve --web-address`)")
+            raise click_exc.UsageError("--web-address serves the pages of a local league; the --server serves its "
+                                       "own (`cardarena serve --web-address`)")
         if spec.seed == 0:
-            raise CliError("--seed 0 cannot be sent to a --server (0 asks it for a secret seed): give another seed")
+            raise click_exc.UsageError("--seed 0 cannot be sent to a --server (0 asks it for a secret seed): give "
+                                       "another seed")
         return _league_remote(server, spec, bots, log_dir)
     plans = league_plans(spec)
     from ..schedule import describe
     total = len(plans)
     plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
-    ledger = open_ledger(db)
-    _register_bots(ledger, bots)
     league_log = new_log_dir(log_dir, "league")
     make_log_dir(bots, league_log)
+    ledger = open_ledger(db)
+    _register_bots(ledger, bots)
     from ..league import league_settings, time_control
     from ..referee import TimeControl
     settings = league_settings(spec, time_control(spec, TimeControl()))
@@ -256,9 +260,9 @@ _SERVE_AFTER: ContextVar[bool] = ContextVar("serve_after", default=False)
 
 @league_app.command("resume")
 def league_resume(
-    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    league_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, help="League id (see `cardarena league list`).")],
     bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches played at once (default: as the league was run).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, max=MAX_INT, help="Matches played at once (default: as the league was run).")] = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also play the league's failed matches again.")] = False,
     stale_after: Annotated[Optional[float], typer.Option("--stale-after", help="Replay only running matches claimed more than this many seconds ago (when another process may still be playing the league). Default: every running match, its process being gone.")] = None,
     start_timeout: StartTimeoutOpt = 30.0,
@@ -360,9 +364,9 @@ def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int
 
 @league_app.command("work")
 def league_work(
-    league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+    league_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, help="League id (see `cardarena league list`).")],
     bot: Annotated[Optional[list[str]], typer.Option("--bot", help="NAME=COMMAND to start a bot with another command than the league recorded, or NAME for a registered bot that connects itself. Repeat.")] = None,
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Matches this worker plays at once (default: as the league was run).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, max=MAX_INT, help="Matches this worker plays at once (default: as the league was run).")] = None,
     lease: LeaseOpt = 30.0,
     start_timeout: StartTimeoutOpt = 30.0,
     log_dir: LogDirOpt = Path("logs"),
@@ -533,9 +537,9 @@ def league_list(db: DbOpt = "cardarena.db"):
 
 
 @league_app.command("show")
-def league_show(league_id: Annotated[int, typer.Argument(help="League id (see `cardarena league list`).")],
+def league_show(league_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, help="League id (see `cardarena league list`).")],
                 fmt: Annotated[str, typer.Option("--format", help="table or json")] = "table",
-                sets: Annotated[int, typer.Option("--sets", help="Duplicate sets to list one by one (0: all).")] = 20,
+                sets: Annotated[int, typer.Option("--sets", min=0, max=MAX_INT, help="Duplicate sets to list one by one (0: all).")] = 20,
                 db: DbOpt = "cardarena.db"):
     """A league: settings, progress, standings (points, places with 95% intervals, per-seat results),
     head-to-head, and for a duplicate league the results per set."""

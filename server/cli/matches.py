@@ -6,20 +6,20 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import CliError, DbOpt, match_app, out
-from .common import _count_bar, caption, read_ledger
+from .app import MAX_INT, CliError, DbOpt, match_app, out
+from .common import _count_bar, caption, check_game, read_ledger
 
 
 @match_app.command("list")
 def match_list(game: Annotated[Optional[str], typer.Option("--game")] = None,
-               league: Annotated[Optional[int], typer.Option("--league")] = None,
-               limit: Annotated[int, typer.Option("--limit")] = 50, db: DbOpt = "cardarena.db"):
+               league: Annotated[Optional[int], typer.Option("--league", min=1, max=MAX_INT)] = None,
+               limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_INT - 1)] = 50, db: DbOpt = "cardarena.db"):
     """The latest matches, newest first: id, game, status, bots with places.
 
     The header names the ledger and says when --limit cut the list (on stderr: the rows on
     stdout stay one match a line, tab-separated, for scripts)."""
-    if limit < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--limit")
+    if game is not None:
+        check_game(game)
     ledger = read_ledger(db)
     found = ledger.matches(league_id=league, game=game, limit=limit + 1)
     shown = found[:limit]
@@ -44,7 +44,7 @@ def _load_match(db: str, match_id: int):
 
 
 @match_app.command("show")
-def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `cardarena match list`).")],
+def match_show(match_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, help="Match id (see `cardarena match list`).")],
                seat: Annotated[Optional[int], typer.Option("--seat", help="Show only what this seat saw.")] = None,
                db: DbOpt = "cardarena.db"):
     """A recorded match, play by play (omniscient, or as one seat saw it); a pruned match (`ledger
@@ -61,7 +61,7 @@ def match_show(match_id: Annotated[int, typer.Argument(help="Match id (see `card
 
 
 @match_app.command("export")
-def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db: DbOpt = "cardarena.db"):
+def match_export(match_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, help="Match id.")], db: DbOpt = "cardarena.db"):
     """A recorded match as JSON: seats, options, schedule place, result, faults, rating changes,
     the deal's commitment; once its deal is spent, the seed, salt, steps and the omniscient event
     log (each event with the seats that saw it; null: everyone)."""
@@ -70,8 +70,8 @@ def match_export(match_id: Annotated[int, typer.Argument(help="Match id.")], db:
 
 
 @match_app.command("verify")
-def match_verify(match_id: Annotated[Optional[int], typer.Argument(help="Match id; or give --league.")] = None,
-                 league: Annotated[Optional[int], typer.Option("--league", help="Verify every finished match of this league.")] = None,
+def match_verify(match_id: Annotated[Optional[int], typer.Argument(min=1, max=MAX_INT, help="Match id; or give --league.")] = None,
+                 league: Annotated[Optional[int], typer.Option("--league", min=1, max=MAX_INT, help="Verify every finished match of this league.")] = None,
                  db: DbOpt = "cardarena.db"):
     """Check a recorded match's deal against its commitment, replay it from its seed and steps, and
     check the recorded events and result. A pruned match (`ledger prune`) has no steps to replay:

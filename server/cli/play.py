@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, err, out
+from .app import MAX_INT, CliError, DbOpt, GraceOpt, LogDirOpt, MaxFaultsOpt, MaxReconnectsOpt, TimeBankOpt, app, err, out, click_exc
 from .common import (
     _register_bots, check_game, check_programs, check_time_control, make_log_dir, new_log_dir, open_ledger,
     parse_bots, parse_options,
@@ -16,7 +16,7 @@ from .common import (
 @app.command()
 def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
          bot: Annotated[list[str], typer.Option("--bot", help="NAME=COMMAND, one per seat in seat order (or NAME of a registered bot that connects itself).")],
-         seed: Annotated[Optional[int], typer.Option("--seed", help="The match seed, to replay a deal (whoever knows it knows every hand); default: a secret one from the CSPRNG, shown after the match.")] = None,
+         seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=MAX_INT, help="The match seed, to replay a deal (whoever knows it knows every hand); default: a secret one from the CSPRNG, shown after the match.")] = None,
          option: Annotated[Optional[list[str]], typer.Option("--option", help="Game option NAME=VALUE.")] = None,
          seat: Annotated[Optional[int], typer.Option("--seat", help="Print only what this seat sees.")] = None,
          move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision.")] = 2.0,
@@ -47,7 +47,11 @@ def play(game: Annotated[str, typer.Option("--game", help="Game id.")],
     from .hosting import _run_hosting, _Stopped, _wait_connected
     tc = TimeControl(move_seconds=move_time, bank_seconds=time_bank, max_faults=max_faults, grace_seconds=grace,
                      **({} if max_reconnects is None else {"max_reconnects": max_reconnects}))
-    cls.parse_options(options)
+    from ..games.base import GameError
+    try:
+        cls.parse_options(options)
+    except GameError as e:  # an option the game has not, or a value it refuses: a bad argument
+        raise click_exc.UsageError(str(e)) from None
     check_programs(bots)
     log_dir = new_log_dir(log_dir, "play")
     make_log_dir(bots, log_dir)

@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import CliError, DbOpt, ServerOpt, out, ratings_app
+from .app import MAX_INT, CliError, DbOpt, ServerOpt, out, ratings_app
 from .common import _count_bar, admin_stub, caption, check_game, ledger_file, ledger_name, read_ledger, rpc
 
 
@@ -68,8 +68,8 @@ def _explain(bot: str, game: str | None, last: str, fmt: str, db: str, server: s
         raise typer.BadParameter("--explain prints table or json", param_hint="--format")
     if server:
         raise typer.BadParameter("--explain reads a ledger: give --db, not --server", param_hint="--explain")
-    if not last.strip().isdigit() or int(last) < 1:
-        raise typer.BadParameter(f"give a whole number of matches, at least 1, not {last!r}", param_hint="--last")
+    if not last.strip().isdigit() or not 1 <= int(last) <= MAX_INT:
+        raise typer.BadParameter(f"give a whole number of matches from 1 to {MAX_INT}, not {last!r}", param_hint="--last")
     last = int(last)
     if game:
         check_game(game)

@@ -191,10 +191,10 @@ def test_match_export_holds_everything_to_replay_and_audit_the_match(cli, db):
 
 @pytest.mark.parametrize("argv,code,words", [
     (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--bot", "c=z", "--seats", "2",
-      "--matches", "5", "--duplicate"], 1, ["multiple of 2"]),
-    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--rounds", "2", "--matches", "4"], 1, ["not both"]),
-    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--seats", "3"], 1, ["tables of 3 need at least 3 bots; 2 given"]),
-    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--matches", "0"], 1, ["at least 1"]),
+      "--matches", "5", "--duplicate"], 2, ["multiple of 2"]),
+    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--rounds", "2", "--matches", "4"], 2, ["not both"]),
+    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--seats", "3"], 2, ["tables of 3 need at least 3 bots; 2 given"]),
+    (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--matches", "0"], 2, ["at least 1"]),
     (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--time-bank", "-1"], 2, ["--time-bank"]),
     (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--max-faults", "-1"], 2, ["--max-faults"]),
     (["league", "run", "--game", GAME, "--bot", "a=x", "--bot", "b=y", "--grace", "-2"], 2, ["--grace"]),

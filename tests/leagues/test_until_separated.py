@@ -27,10 +27,10 @@ BOTS = ["a", "b", "c"]
     (["--until-separated", "--server", "127.0.0.1:1"], "only in a local league"),
     (["--gauntlet", "a", "--server", "127.0.0.1:1"], "only in a local league"),
 ])
-def test_a_bad_combination_is_one_line_and_exit_1(cli, db, args, words):
+def test_a_bad_combination_is_one_line_and_exit_2(cli, db, args, words):
     bots = [a for b in BOTS for a in ("--bot", f"{b}=python bot.py")]
     code, _, err = cli("league", "run", "--game", GAME, "--seats", "3", *bots, *args)
-    assert code == 1, err
+    assert code == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cardarena: ") and words in lines[0], err
 
