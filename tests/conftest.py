@@ -6,7 +6,8 @@ make a fresh database on the throwaway cluster (tests/pgserver.py) instead of a 
 asks for one with ``ledger_url()`` (or ``new_ledger(folder)`` in a session fixture, or ``db`` for the
 CLI) and says nothing about the backend. ``make test-postgres`` runs, under the switch, the tests
 marked ``ledger`` (every test whose fixtures make a ledger, marked here from their use of
-``new_ledger``, unless marked ``sqlite``: a variant about SQLite itself) and ``postgres`` (those
+``new_ledger``, unless marked ``sqlite``, a variant about SQLite itself, or ``any_ledger``, a test
+whose subject is not the ledger: bots in other languages, the referee's conduct) and ``postgres`` (those
 that ask for the cluster itself: ``pg_cluster``, ``postgres_url``); ``make test-sqlite`` runs all
 but the ``postgres`` ones.
 """
@@ -45,12 +46,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "ledger: the test makes a ledger (run again on PostgreSQL by make test-postgres)")
     config.addinivalue_line("markers", "postgres: the test asks for the PostgreSQL cluster itself")
     config.addinivalue_line("markers", "sqlite: a variant about SQLite itself (not marked ledger though it has one)")
+    config.addinivalue_line("markers", "any_ledger: the ledger is not what is tested (not marked ledger: one pass)")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        if "new_ledger" in used and not item.get_closest_marker("sqlite"):
+        if "new_ledger" in used and not (item.get_closest_marker("sqlite") or item.get_closest_marker("any_ledger")):
             item.add_marker("ledger")
         if used & {"pg_cluster", "postgres_url"}:
             item.add_marker("postgres")

@@ -32,6 +32,8 @@ GO_BOT = ROOT / "examples" / "go" / "build" / "random_bot"
 JAVA_BOT = ROOT / "examples" / "java" / "build" / "random_bot"
 SH_BOT = ROOT / "examples" / "bridge" / "random_bot.sh"
 
+pytestmark = pytest.mark.any_ledger  # the subject is the bots' languages: the SQLite pass only
+
 
 def missing_tools() -> list[str]:
     missing = []

@@ -16,12 +16,16 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import pytest
+
 from conductkit import RANDOM, assert_unaffected, bot_script, league, own_log
 
 import cardarena.server.referee as referee_module
 from cardarena.server import procs
 from cardarena.server.referee import FLOOD_BURST, FLOOD_RATE, Referee, TimeControl
 from cardarena.server.service import start_server
+
+pytestmark = pytest.mark.any_ledger  # the subject is the referee's conduct: the SQLite pass only
 
 
 def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_path, ledger_url, caplog):

@@ -4,6 +4,9 @@ the ledger check passes (ratings recompute to the stored values, every finished 
 """
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.any_ledger  # the subject is the referee's conduct: the SQLite pass only
 
 
 def check_league(run, *, bad_forfeits: bool):
