@@ -4,7 +4,7 @@
 1. **Staller**: a 3-match Sixth Card league (tables of 3) of two random bots and a bot that drops
    its stream on every decision and comes back just inside the grace (9.5 s of 10), at the CLI's
    default time control; against the same league of three random bots. Prints both league times
-   and the bound the README states (``TimeControl.worst_delay``).
+   and the bound docs/time-control.md states (``TimeControl.worst_delay``).
 2. **Late once per match**: an honest SDK bot whose first decision of every match is late, against
    a random bot, ``--late-matches`` matches (default 300): matches it kept its seat in, faults.
 3. **Blipped**: the SDK random bot behind a TCP proxy that cuts its connection ``--cuts`` times
@@ -52,7 +52,7 @@ def staller() -> None:
             forfeits = sum(m.forfeited[s] for m, s in played.seats_of("staller")) if "staller" in bots else 0
             print(f"staller: {label}: {len(played.matches())} matches in {played.elapsed:.1f} s "
                   f"(staller seats forfeited: {forfeits})")
-    print(f"staller: the README's bound on the delay per match at the default time control: "
+    print(f"staller: the bound (docs/time-control.md) on the delay per match at the default time control: "
           f"{tc.worst_delay():g} s")
 
 

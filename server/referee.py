@@ -5,7 +5,7 @@ and the rules must not know (STYLE.md 4): which bot holds which seat, deadlines,
 notices, forfeits, and the omniscient log. The transport (grpc.aio) lives in ``service.py``;
 this module only sees *links*, one per open stream.
 
-Conduct (DESIGN.md "Referee rules of conduct"; the README repeats it for bot authors): every
+Conduct (DESIGN.md "Referee rules of conduct"; for bot authors: docs/time-control.md): every
 decision has a deadline, ``move_seconds`` plus what is left of the seat's bank. A fault
 (``late``, ``out-of-range``, ``unknown-decision``, ``malformed``) is counted for the seat,
 answered by a ``Notice``, and never silently corrected. After ``max_faults`` faults the seat

@@ -52,7 +52,7 @@ def cardarena(*args: str, cwd: Path, env: dict | None = None, timeout: float = 3
 
 
 def committed(game: str, match_id, seed, salt) -> str:
-    """The commitment as the README defines it, written out here (not the server's code)."""
+    """The commitment as docs/deals.md defines it, written out here (not the server's code)."""
     return hashlib.sha256(f"cardarena-deal:v1:{game}:{match_id}:{seed}:{salt}".encode("utf-8")).hexdigest()
 
 

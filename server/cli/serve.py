@@ -48,7 +48,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
           rate: Annotated[float, typer.Option(
               "--rate", help="The pace of every ladder without its own @RATE: matches a minute it starts at most, "
                              "evenly spread (one every 60/N s, never a burst); 0: no pace. The default keeps a "
-                             "day of one ladder's ledger under ~200 MB (README, \"The arena\").")] = 12.0,
+                             "day of one ladder's ledger under ~200 MB (docs/arena.md).")] = 12.0,
           max_matches: Annotated[int, typer.Option("--max-matches", help="Ladder matches a bot plays at once at "
                                                                          "most (its Hello may ask fewer).")] = 2,
           bench_seconds: Annotated[float, typer.Option("--bench-seconds", help="How long the quarantine rule "
@@ -68,7 +68,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     The pages and JSON API (default http://127.0.0.1:8080/) run in the referee's own event loop,
     so the matches running now can be watched as a spectator sees them. With --ladder the server
     is an arena: registered bots that connect play rated matches among themselves (see the
-    README's "The arena" for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
+    docs/arena.md for how tables are drawn and the quarantine rule). SIGTERM or Ctrl-C:
     no new match starts, running ones get --drain seconds to finish; then exit 143 (Ctrl-C: 130)."""
     import asyncio
     import secrets

@@ -50,7 +50,7 @@ def test_a_staller_forfeits_once_its_time_away_in_a_match_reaches_the_grace(tmp_
 
 
 def test_a_quick_staller_forfeits_at_the_reconnect_cap(tmp_path, ledger_url):
-    """The other half of the bound (README: grace + max_reconnects × (move + bank)): a staller
+    """The other half of the bound (docs/time-control.md: grace + max_reconnects × (move + bank)): a staller
     that comes back at once never spends its grace, so the reconnect cap ends it: its seat
     forfeits after max_reconnects + 1 new streams while a decision of the match waited."""
     cap = 3
