@@ -87,16 +87,22 @@ clean:
 	rm -rf $(VENV) proto/gen build *.egg-info server/games/_melds_fast*
 
 # The example bots in other languages: the Node.js helper's packages (clients/node, from its
-# package-lock.json), the C++ bot (examples/cpp/build/random_bot; needs Debian's
+# package-lock.json), the TypeScript bot (examples/ts/dist/random_bot.js: `make proto-ts`'s code,
+# npm ci and tsc; needs node and npm), the C++ bot (examples/cpp/build/random_bot; needs Debian's
 # libgrpc++-dev, protobuf-compiler-grpc and pkg-config) and the Go bot (examples/go/build/random_bot;
 # needs Debian's golang-go golang-google-grpc-dev golang-google-protobuf-dev
 # golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler) and the
 # Java bot (examples/java/build/random_bot; Debian's packages are listed in examples/java/Makefile).
+# The Node.js helper comes first; each bot is built even where another cannot be, then the rule
+# fails naming those not built.
 .PHONY: examples
 examples: clients/node/node_modules/.package-lock.json
-	@$(MAKE) -s -j2 -C examples/cpp
-	@$(MAKE) -s -C examples/go
-	@$(MAKE) -s -C examples/java
+	@failed=; \
+	$(MAKE) -s -C examples/ts || failed="$$failed ts"; \
+	$(MAKE) -s -j2 -C examples/cpp || failed="$$failed cpp"; \
+	$(MAKE) -s -C examples/go || failed="$$failed go"; \
+	$(MAKE) -s -C examples/java || failed="$$failed java"; \
+	if [ -n "$$failed" ]; then echo "make examples: not built:$$failed (examples/LANG/Makefile says what each needs)" >&2; exit 1; fi
 
 clients/node/node_modules/.package-lock.json: clients/node/package.json clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error

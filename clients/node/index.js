@@ -59,8 +59,19 @@
 const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
+const grpc = requirePackage('@grpc/grpc-js');
+const protoLoader = requirePackage('@grpc/proto-loader');
+
+/** require(name), or an error saying how to install the helper's packages. */
+function requirePackage(name) {
+  try {
+    return require(name);
+  } catch (e) {
+    if (e.code !== 'MODULE_NOT_FOUND') throw e;
+    throw new Error(`cannot find ${name}: install the cardarena helper's packages once: \`make examples\` in the `
+      + `clone (or \`npm ci\` in ${__dirname})`);
+  }
+}
 
 const CLIENT = 'cardarena-node/0.1';
 const LOADER_OPTIONS = {

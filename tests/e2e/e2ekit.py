@@ -19,3 +19,15 @@ def cardarena(*args: str, cwd: Path, env: dict | None = None, timeout: float = 2
 
 def example(name: str) -> str:
     return f"python {EXAMPLES / name}"
+
+
+def check_ready(command: str, workdir: Path) -> None:
+    """`cardarena check --bot COMMAND` exits 0, the reconnect made: the smallest check that still
+    cuts a stream (one game, two matches: the cut is in the second)."""
+    logs = workdir / "check-logs"
+    r = subprocess.run([*CLI, "check", "--bot", command, "--game", "sixth-card", "--matches", "2",
+                        "--log-dir", str(logs)], cwd=workdir, capture_output=True, text=True, timeout=180)
+    bot_log = "\n".join(p.read_text(errors="replace")[-2000:] for p in logs.glob("*/candidate.log"))
+    assert r.returncode == 0, f"{r.stdout}{r.stderr}--- the bot's log\n{bot_log}"
+    assert r.stdout.strip().splitlines()[-1] == "ready for the ladder", r.stdout
+    assert "back in" in r.stdout and "finished with no forfeit" in r.stdout, r.stdout

@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from e2ekit import ROOT, cardarena, example
+from e2ekit import ROOT, cardarena, check_ready, example
 
 from cardarena.ratings import Ledger
 from cardarena.server import bridge as bridge_mod
@@ -298,6 +298,7 @@ def test_the_guides_go_bot_builds_and_plays_as_the_guide_says(tmp_path):
     assert re.search(r"place \d: seat \d me, score", r.stdout), r.stdout
     (log,) = (tmp_path / "logs").glob("*/me.log")
     assert "panic" not in log.read_text(errors="replace")
+    check_ready(str(tmp_path / "mybot" / "mybot"), tmp_path)  # and it comes back after a cut stream
 
 
 def test_make_proto_go_gives_the_package_the_go_bot_imports(tmp_path):
