@@ -70,6 +70,7 @@ def oracle_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.any_ledger  # a bot guessing seeds: the SQLite pass only
 @pytest.mark.parametrize("seed", [None, 987_654_321_123], ids=["default", "unknown-organizer-seed"])
 def test_the_oracle_finds_no_deal_it_was_not_given(tmp_path, ledger_url, seed):
     log = tmp_path / "oracle.jsonl"
@@ -83,6 +84,7 @@ def test_the_oracle_finds_no_deal_it_was_not_given(tmp_path, ledger_url, seed):
     assert warned == (seed is not None), r.stderr
 
 
+@pytest.mark.any_ledger
 def test_the_oracle_knows_every_hand_of_a_league_seeded_by_a_seed_it_guesses(tmp_path, ledger_url):
     """The control: the same attack on a league whose organizer's seed is among its guesses."""
     log = tmp_path / "oracle.jsonl"
