@@ -117,6 +117,29 @@ class Replay:
             return out
 
 
+def shown_events(events: Sequence[Mapping[str, Any]], seat: int | None = None) -> list[Mapping[str, Any]]:
+    """The events of a log as one reader reads them, each once.
+
+    Each event holds ``seats`` (who saw it, None: every seat) and ``data``, and ``step`` in the
+    match log (the events of one step need none). With ``seat``: the events that seat saw.
+    Omniscient (``seat`` None): every event but the others' line of a private one. A game tells a
+    seat's private event twice: its own line to that seat (``draw`` with the card drawn, ``put
+    drawn`` with the card placed) and the others' line to the other seats (the same without the
+    card); whoever sees every hand reads the seat's own line only.
+    """
+    if seat is not None:
+        return [ev for ev in events if ev["seats"] is None or seat in ev["seats"]]
+
+    def told_to_its_seat(ev) -> bool:
+        return ev["seats"] is not None and ev["data"].get("seat") in ev["seats"]
+
+    def key(ev) -> tuple:
+        return ev.get("step"), ev["data"].get("type"), ev["data"].get("seat")
+
+    own = {key(ev) for ev in events if told_to_its_seat(ev)}
+    return [ev for ev in events if ev["seats"] is None or told_to_its_seat(ev) or key(ev) not in own]
+
+
 def pruned_on(m) -> str:
     """The day (UTC) a match's step log was pruned, as ``match show`` and the pages say it."""
     return m.pruned_at.strftime("%Y-%m-%d")
@@ -124,7 +147,8 @@ def pruned_on(m) -> str:
 
 def render_match(m, seat: int | None = None) -> list[str]:
     """A recorded match (a MatchDetail) as a readable play-by-play, the text of ``cardarena match
-    show`` and of the web's match page; with ``seat``, only what that seat saw."""
+    show`` and of the web's match page: each event once (:func:`shown_events`); with ``seat``,
+    only what that seat saw."""
     cls = get_game(m.game)
     game = cls(len(m.bots), m.seed, m.options)
     lines = [f"match {m.id}: {m.game}, {len(m.bots)} seats, {m.status}"
@@ -136,9 +160,7 @@ def render_match(m, seat: int | None = None) -> list[str]:
     if getattr(m, "pruned_at", None) is not None:
         lines.append(f"(step log pruned on {pruned_on(m)}: no play-by-play or replay; the result, the ratings "
                      "and the deal are kept)")
-    for ev in m.events:
-        if seat is not None and ev["seats"] is not None and seat not in ev["seats"]:
-            continue
+    for ev in shown_events(m.events, seat):
         lines.append(f"[{ev['step']:>4}] {game.event_text(ev['data'])}")
     if m.status == "finished":
         lines.append("result:")

@@ -64,6 +64,9 @@ Limit = Annotated[int, Query(ge=1, le=500)]
 RatingsLimit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=ID_MAX)]
 KindQuery = Annotated[Literal[KINDS] | None, Query(description="ladder, league or match")]
+NAME_QUERY_MAX = 100  # characters of a name filter (a bot's name has at most 64)
+NameQuery = Annotated[str | None, Query(max_length=NAME_QUERY_MAX,
+                                        description="only the bots whose name holds this text, in any case")]
 
 #: League settings that describe the organizer's machine, not the league: never shown.
 PRIVATE_SETTINGS = ("commands", "workdir")
@@ -170,16 +173,17 @@ class Line:
             self._text = encoded(history_json(self))
             return self._text
 
-    def drawn(self, draw: Callable[[list[dict], str], Any], title: str) -> Any:
-        """``draw(history_json(self), title)`` (a chart of :mod:`.charts`), drawn once per chart
-        and title."""
+    def drawn(self, draw: Callable[..., Any], title: str, **options: Any) -> Any:
+        """``draw(history_json(self), title, **options)`` (a chart of :mod:`.charts`), drawn once
+        per chart, title and options."""
         try:
             kept = self._drawn
         except AttributeError:
             kept = self._drawn = {}
-        chart = kept.get((draw, title))
+        key = (draw, title, *sorted(options.items()))
+        chart = kept.get(key)
         if chart is None:
-            chart = kept[draw, title] = draw(history_json(self), title)
+            chart = kept[key] = draw(history_json(self), title, **options)
         return chart
 
 
@@ -317,24 +321,41 @@ def game_list(ledger) -> list[dict]:
              "rated_bots": len(found.get(gid, ()))} for gid, cls in all_games().items()]
 
 
+def named(rows: Sequence[dict], q: str | None) -> Sequence[dict]:
+    """The rows of the bots whose name holds ``q``, in any case (all of them without one)."""
+    q = (q or "").strip().casefold()
+    return [r for r in rows if q in r["bot"].casefold()] if q else rows
+
+
 def game_ratings(ledger, game: str, limit: int | None = None, offset: int = 0,
-                 version: tuple | None = None) -> list[dict]:
+                 version: tuple | None = None, q: str | None = None) -> list[dict]:
     """The game's rating table, best first: ``limit`` rows (all without one) from ``offset``
-    (as of the ledger's fingerprint ``version`` if the caller has just read it: :func:`tables`)."""
+    (as of the ledger's fingerprint ``version`` if the caller has just read it: :func:`tables`);
+    ``q``: only the bots whose name holds it (:func:`named`), ranked as in the whole table."""
     check_game(game)
-    rows = tables(ledger, version).by_game.get(game, [])
+    rows = named(tables(ledger, version).by_game.get(game, []), q)
     return [dict(r) for r in rows[offset:None if limit is None else offset + limit]]  # copies: pages add to them
 
 
-def rated_bots(ledger, game: str, version: tuple | None = None) -> int:
-    """How many bots the game's rating table holds (its length, for paging; ``version`` as for
-    :func:`game_ratings`)."""
-    return len(tables(ledger, version).by_game.get(game, ()))
+def rated_bots(ledger, game: str, version: tuple | None = None, q: str | None = None) -> int:
+    """How many bots the game's rating table holds (its length, for paging; ``version`` and
+    ``q`` as for :func:`game_ratings`)."""
+    return len(named(tables(ledger, version).by_game.get(game, ()), q))
 
 
 def history_json(line) -> list[dict]:
     """A rating line (``Ledger.rating_lines``: (μ, σ) after rated matches, oldest first)."""
     return [{"mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma} for mu, sigma in line]
+
+
+def line_span(matches: int, points: int, most: int | None = None) -> dict[str, int]:
+    """Which rated matches a rating line's points are (``first``, the first point's match number,
+    and ``every``, the step between two), as ``Ledger.rating_lines`` thins a line of ``matches``
+    rated matches to at most ``most`` points (:data:`LINE_POINTS`): every k-th counted back from
+    the last, k = ⌈matches / most⌉; a line it does not match is taken as matches 1, 2, …"""
+    every = max(1, -(-matches // (most or LINE_POINTS)))
+    first = matches - (points - 1) * every
+    return {"first": first, "every": every} if points and first >= 1 else {"first": 1, "every": 1}
 
 
 def latency_json(counts: Mapping[int, int], matches: int, not_recorded: int) -> dict:
@@ -557,9 +578,11 @@ def api_games(ledger: Ledger) -> list[dict]:
 
 
 @router.get("/games/{game}/ratings")
-def api_ratings(game: str, ledger: Ledger, limit: RatingsLimit = RATINGS_LIMIT, offset: Offset = 0) -> list[dict]:
-    """A game's rating table, best μ − 3σ first: ``limit`` rows from ``offset`` (0: the best)."""
-    return answer(game_ratings(ledger, game, limit, offset))
+def api_ratings(game: str, ledger: Ledger, limit: RatingsLimit = RATINGS_LIMIT, offset: Offset = 0,
+                q: NameQuery = None) -> list[dict]:
+    """A game's rating table, best μ − 3σ first: ``limit`` rows from ``offset`` (0: the best);
+    with ``q``, only the bots whose name holds it (any case), ranked as in the whole table."""
+    return answer(game_ratings(ledger, game, limit, offset, q=q))
 
 
 @router.get("/bots/{name}")

@@ -1,8 +1,9 @@
 """The pages: the API's nouns without its prefix, server-rendered, working without JavaScript.
 
 Pages: ``/`` (the games, the ladders, the matches playing now, the latest results),
-``/games/{game}`` (the leaderboard, 50 bots a page), ``/bots/{name}``, ``/leagues``,
-``/leagues/{id}``, ``/matches`` and ``/matches/{id}``.
+``/games/{game}`` (the leaderboard, 50 bots a page, ``?q=`` filters it by bot name),
+``/bots/{name}``, ``/leagues``, ``/leagues/{id}``, ``/matches`` and ``/matches/{id}``; and
+``/favicon.ico``.
 
 Every page renders the answer of the matching API function (:mod:`cardarena.server.web.api`),
 so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``), and so is a
@@ -20,14 +21,14 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
 from cardarena.ratings.models import FINISHED, KINDS
 
 from . import api, charts, live
-from .deps import ledger_of, templates
+from .deps import HERE, ledger_of, templates
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -84,53 +85,69 @@ async def home(request: Request):
     return await rendered(request, "home.html", **await run_in_threadpool(read))
 
 
-def _board_rows(ledger, game: str, page_no: int) -> tuple[tuple, list[dict], int]:
+def _board_rows(ledger, game: str, page_no: int, q: str) -> tuple[tuple, list[dict], int, int]:
     """The ledger's fingerprint (``Ledger.version``), a page of the leaderboard's rows as of it
-    and how many pages the leaderboard has."""
+    (the bots whose name holds ``q``, if given), how many bots those are and how many pages."""
     version = ledger.version()
-    pages = max(1, -(-api.rated_bots(ledger, game, version) // PAGE_ROWS))
+    found = api.rated_bots(ledger, game, version, q)
+    pages = max(1, -(-found // PAGE_ROWS))
     if page_no > pages:
         raise HTTPException(404, f"no page {page_no} of the {game} leaderboard: it has {pages}")
-    return version, api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS, version), pages
+    return version, api.game_ratings(ledger, game, PAGE_ROWS, (page_no - 1) * PAGE_ROWS, version, q), found, pages
 
 
-async def _board(request: Request, game: str, page_no: int, template: str) -> HTMLResponse:
-    """A leaderboard page or its fragment (``template``): the rows with their lines and states,
-    the ladder; drawn once for what it shows (docs/web.md) and kept (``api.keep_answer``)."""
+async def _board(request: Request, game: str, page_no: int, template: str, q: str | None) -> HTMLResponse:
+    """A leaderboard page or its fragment (``template``): the rows with their owners, lines and
+    states, the ladder; the bots whose name holds ``q`` only, if given; drawn once for what it
+    shows (docs/web.md) and kept (``api.keep_answer``)."""
     ledger = ledger_of(request)
     cls = api.check_game(game)
-    version, rows, pages = await run_in_threadpool(_board_rows, ledger, game, page_no)
+    q = (q or "").strip()
+    version, rows, found, pages = await run_in_threadpool(_board_rows, ledger, game, page_no, q)
     names = [r["bot"] for r in rows]
     live_states = api.live_states(request, names)  # on the loop
     ladder = next((lad for lad in api.ladder_list(request.app.state.arena, live.delayed(request))
                    if lad["game"] == game), None)
 
     def draw() -> HTMLResponse:
-        found = api.states(ledger, names, live_states)
-        key = ("board", template, game, page_no, version, api.encoded([[found[n] for n in names], ladder]))
+        kept = ledger.bot_states(names)  # one query: owners, pauses and benches
+        owners = {s.name: s.owner for s in kept}
+        states = api.states(ledger, names, live_states, kept)
+        key = ("board", template, game, page_no, q, version,
+               api.encoded([[(states[n], owners.get(n)) for n in names], ladder]))
         body = api.kept_answer(ledger, key)
         if body is not None:
             return HTMLResponse(body)
         lines = api.lines(ledger, [(r["bot"], game, r["matches"]) for r in rows], api.SPARK_POINTS)
         for r in rows:
-            r["state"] = found[r["bot"]]
+            r["owner"] = owners.get(r["bot"])
+            r["state"] = states[r["bot"]]
             r["sparkline"] = lines[r["bot"], game].drawn(charts.sparkline, f"{r['bot']}: μ − 3σ over its matches")
         drawn = page(request, template, game=game, title=cls.title, summary=cls.summary, rows=rows,
-                     page_no=page_no, pages=pages, ladder=ladder, poll=POLL)
+                     page_no=page_no, pages=pages, ladder=ladder, poll=POLL, q=q, found=found)
         api.keep_answer(ledger, key, drawn.body)
         return drawn
     return await run_in_threadpool(draw)
 
 
+@router.get("/favicon.ico")
+def favicon():
+    """The site's icon (a card with a heart, ``static/favicon.svg`` at 16 and 32 pixels), where
+    browsers look for it without a ``<link rel="icon">``."""
+    return FileResponse(HERE / "static" / "favicon.ico", media_type="image/x-icon",
+                        headers={"Cache-Control": "public, max-age=86400"})
+
+
 @router.get("/games/{game}")
-async def game(request: Request, game: str, page_no: PageNo = 1):
-    return await _board(request, game, page_no, "game.html")
+async def game(request: Request, game: str, page_no: PageNo = 1, q: api.NameQuery = None):
+    """The leaderboard, 50 bots a page; ``q``: only the bots whose name holds it (any case)."""
+    return await _board(request, game, page_no, "game.html", q)
 
 
 @router.get("/games/{game}/board")
-async def game_board(request: Request, game: str, page_no: PageNo = 1):
+async def game_board(request: Request, game: str, page_no: PageNo = 1, q: api.NameQuery = None):
     """The leaderboard's table alone, as an HTML fragment (what board.js puts in the page)."""
-    return await _board(request, game, page_no, "_board.html")
+    return await _board(request, game, page_no, "_board.html", q)
 
 
 @router.get("/bots/{name}")
@@ -139,8 +156,10 @@ async def bot(request: Request, name: str):
 
     def read():
         d = api.bot_detail(ledger_of(request), name, live_states, history=lambda line: line)
-        for r in d["ratings"]:  # drawn once a line (api.Line.drawn)
-            r["chart"] = r["history"].drawn(charts.history_chart, f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ")
+        for r in d["ratings"]:  # drawn once a line (api.Line.drawn), against its rated matches
+            line = r["history"]
+            r["chart"] = line.drawn(charts.history_chart, f"{name} in {r['game']}: μ, μ ± σ and μ − 3σ",
+                                    **api.line_span(r["matches"], len(line)))
         return d
     return await rendered(request, "bot.html", **await run_in_threadpool(read))
 

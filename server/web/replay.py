@@ -29,7 +29,7 @@ from fastapi.responses import HTMLResponse
 from cardarena.ratings import LedgerError
 
 from ..games import Game, UnknownGame, get, new_game
-from ..replay import Replay, ReplayError
+from ..replay import Replay, ReplayError, shown_events
 from .deps import ledger_of, templates
 
 router = APIRouter()
@@ -163,7 +163,8 @@ def step_api(request: Request, match_id: int, k: int, seat: int | None = SeatQue
 
 def _page_context(request: Request, r: Replayed, k: int, seat: int | None) -> dict[str, Any]:
     """What replay_step.html draws: the step, the hands by seat (face down where the seat may not
-    see them), the view the table is drawn from, the events in words."""
+    see them), the view the table is drawn from, the events in words (each once: omniscient, a
+    private event as its seat saw it, :func:`shown_events`)."""
     step = _step(r, k, seat)
     if seat is None:
         table = r.replay.step(k, step["to_act"][0] if step["to_act"] else 0)["view"]  # the public table
@@ -173,7 +174,7 @@ def _page_context(request: Request, r: Replayed, k: int, seat: int | None) -> di
         hands = [_hidden_hand(table, s) for s in range(len(r.bots))]
         if "hand" in table:
             hands[seat] = {"cards": list(table["hand"]), "own": True}
-    events = [(e if seat is not None else e["data"]) for e in step["events"]]
+    events = step["events"] if seat is not None else [e["data"] for e in shown_events(step["events"])]
     return {"request": request, "m": r, "step": step, "seat": seat, "table": table, "hands": hands,
             "events": [r.words.event_text(e) for e in events]}
 

@@ -1,7 +1,8 @@
 """The pages in headless Chromium (Debian's packages, driven by Selenium) against uvicorn, over a
 league of example bots played over gRPC: the leaderboard shows its bots in rating order, every
-main page renders (a screenshot of each is kept and is not blank), and a user can follow the links
-from the home page to a bot and a match."""
+main page renders (a screenshot of each is kept and is not blank), a user can follow the links
+from the home page to a bot and a match and filter the leaderboard by name, and a bot's chart shows
+its axes and the site its icon."""
 from __future__ import annotations
 
 import pytest
@@ -51,3 +52,36 @@ def test_a_user_follows_links_from_home_to_a_leaderboard_a_bot_and_a_match(site,
     browser.find_element(By.CSS_SELECTOR, "table.matches tbody tr td a").click()
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Match ")
     assert browser.find_element(By.CSS_SELECTOR, "a.replay").get_attribute("href").endswith("/replay")
+
+
+def test_a_user_filters_the_leaderboard_by_bot_name(site, browser, ledger):
+    browser.get(f"{site}/games/{GAME}")
+    every = [tr.find_element(By.CSS_SELECTOR, "td.bot a").text
+             for tr in browser.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")]
+    box = browser.find_element(By.CSS_SELECTOR, "form.filter input[name=q]")
+    box.send_keys("A")
+    box.submit()  # a plain GET form: the server filters
+    assert browser.current_url.endswith(f"/games/{GAME}?q=A")
+    lines = browser.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")
+    assert [tr.find_element(By.CSS_SELECTOR, "td.bot a").text for tr in lines] == [b for b in every if "a" in b]
+    ranks = [tr.find_element(By.CSS_SELECTOR, "td.rank").text for tr in lines]
+    assert ranks == [str(every.index(b) + 1) for b in every if "a" in b]  # ranked as in the whole table
+    assert browser.find_element(By.CSS_SELECTOR, "form.filter input[name=q]").get_attribute("value") == "A"
+    assert [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table.leaderboard thead th")][:3] == \
+        ["rank", "bot", "owner"]
+
+
+def test_a_bots_chart_shows_its_axes_and_the_site_its_icon(site, browser, screenshot):
+    browser.get(f"{site}/bots/ada")
+    chart = browser.find_element(By.CSS_SELECTOR, "svg.chart")
+    labels = [t.text for t in chart.find_elements(By.CSS_SELECTOR, ".axis .label")]
+    assert labels == ["rating", "rated matches, oldest first"]
+    ticks = [t for t in chart.find_elements(By.CSS_SELECTOR, ".axis.matches .tick")]
+    assert [t.text for t in ticks] == [str(k) for k in range(1, 10)] and all(t.is_displayed() for t in ticks)
+    assert len(chart.find_elements(By.CSS_SELECTOR, ".axis.rating .tick")) >= 3
+    icons = browser.execute_async_script("""
+        const done = arguments[0];
+        Promise.all([...document.querySelectorAll('link[rel=icon]')].map(l => fetch(l.href).then(r => r.status)))
+          .then(done, e => done(String(e)));""")
+    assert icons == [200, 200]
+    assert screenshot("bot-chart") > 8
