@@ -16,7 +16,8 @@ game's :mod:`~cardarena.research.spaces` codec (``kind="pettingzoo"``), or from 
 from the view (``kind="openspiel"``: :func:`cardarena.research.from_view.determinize`, then a
 state of ``cardarena_<id>``). An action id that is not legal now raises :class:`ValueError` in
 the bot, and the referee's deadline plays the default action (a fault). numpy, PettingZoo and
-OpenSpiel are imported only when a policy bot is made.
+OpenSpiel are imported only when a policy bot is made. A policy bot pickles (to a worker
+process, into a checkpoint) if its policy does, and plays on as it would have.
 
 The bot author's guide: clients/README.md ("A policy from the lab as a bot").
 """
@@ -138,6 +139,36 @@ class PolicyBot:
             return policy.step(state)
         probs = policy.action_probabilities(state)
         return max(probs, key=probs.get)
+
+    # ----- pickling -------------------------------------------------------------------------
+    def __getstate__(self) -> dict:
+        """The policy, the bots made from it, the determinization's generator and the matches
+        started; not the research modules (imported again) nor the codecs (made again). A
+        Python OpenSpiel bot (IS-MCTS, MCTS) pickles with its tree and its random state
+        (:func:`cardarena.research.openspiel.picklable_bot`); the policy itself must pickle
+        (a module-level function or class, not a lambda)."""
+        state = self.__dict__.copy()
+        for key in ("_spaces", "_from_view", "_spiel", "_codecs"):
+            state.pop(key, None)
+        if self.kind == "openspiel":
+            wrapped: dict[int, Any] = {}  # one wrapper a bot: the policy may be a made bot too
+
+            def picklable(bot: Any) -> Any:
+                if id(bot) not in wrapped:
+                    wrapped[id(bot)] = self._spiel.picklable_bot(bot)
+                return wrapped[id(bot)]
+
+            state["policy"] = picklable(self.policy)
+            state["_policies"] = {key: picklable(bot) for key, bot in self._policies.items()}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._spaces = _research("spaces")
+        if self.kind == "openspiel":
+            self._from_view = _research("from_view")
+            self._spiel = _research("openspiel")
+        self._codecs = {}
 
 
 def policy_bot(policy: Any, kind: str = "pettingzoo", *, seed: int | None = None,

@@ -14,6 +14,8 @@ view, so a policy trained here reads the same numbers as a bot in the arena. Cha
 at the start (the seeds ``0 … seeds − 1``); sealed steps are ``SIMULTANEOUS`` unless
 ``turn_based=true``; utilities are place-based, zero-sum, paid at the end; observations are
 built from ``view(seat)`` alone. :func:`state_for` wraps an engine game that already exists.
+Games, states and Python IS-MCTS/MCTS bots pickle (:func:`picklable_bot`), so they cross
+processes (``multiprocessing``, Ray) and go into checkpoints.
 
 Design notes and measurements: docs/research.md (openspiel).
 """
@@ -35,8 +37,9 @@ from . import spaces
 from .spaces import place_rewards
 
 __all__ = ["CardArenaGame", "CardArenaState", "game_name", "game_type", "length_bound",
-           "load", "state_for", "DEFAULT_PLAYERS", "DEFAULT_SEEDS", "SIMULTANEOUS_GAMES",
-           ]
+           "load", "picklable_bot", "state_for", "DEFAULT_PLAYERS", "DEFAULT_SEEDS",
+           "SIMULTANEOUS_GAMES",
+           ]  # and each game's class, SixthCardGame …: see _register
 
 DEFAULT_PLAYERS = 4
 DEFAULT_SEEDS = 10_000
@@ -170,6 +173,11 @@ class CardArenaGame(pyspiel.Game):
     def new_initial_state(self) -> "CardArenaState":
         return CardArenaState(self)
 
+    def __reduce__(self):
+        """Pickled as its name and parameters; unpickled through :func:`load`'s cache, so every
+        game and state unpickled in a process shares one game object per parameter set."""
+        return _loaded, (self.get_type().short_name, tuple(sorted(self.get_parameters().items())))
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> "CardArenaObserver":
         return CardArenaObserver(self.codec, iig_obs_type, params)
 
@@ -179,7 +187,11 @@ class _Match:
     ``turn_based`` step asks first and the sealed choices made so far, the decisions taken, and
     what is built from them on demand (each seat's legal ids, view and view string). OpenSpiel
     clones a Python state by deep-copying its attributes; this copies the engine with its own
-    ``copy()`` (cheaper than deepcopy), shares the game and drops what was built."""
+    ``copy()`` (cheaper than deepcopy), shares the game and drops what was built. OpenSpiel
+    serializes a Python state as its history and its pickled attributes; this pickles the engine
+    (its own pickling: every attribute, the generator's state too), the sealed choices and the
+    decisions, without the game (the state's own, ``get_game()``, is taken again when first
+    needed) or what was built."""
 
     __slots__ = ("game", "engine", "lead", "sealed", "length", "legal", "views", "texts")
 
@@ -202,6 +214,9 @@ class _Match:
         engine = None if self.engine is None else self.engine.copy()
         return _Match(self.game, engine, self.lead, dict(self.sealed), self.length)
 
+    def __reduce__(self):
+        return _Match, (None, self.engine, self.lead, self.sealed, self.length)
+
 
 class CardArenaState(pyspiel.State):
     """A match in progress: the engine game and the OpenSpiel bookkeeping around it."""
@@ -212,7 +227,10 @@ class CardArenaState(pyspiel.State):
 
     @property
     def _game(self) -> CardArenaGame:
-        return self._m.game
+        m = self._m
+        if m.game is None:  # unpickled (see _Match): the game it was deserialized into
+            m.game = self.get_game()
+        return m.game
 
     # ----- who acts ---------------------------------------------------------------------------
     @property
@@ -368,6 +386,12 @@ class CardArenaState(pyspiel.State):
                 m.sealed[seat] = rng.choice(m.engine.legal_actions(seat))
         return new
 
+    def __reduce__(self):
+        """Pickled as its game and ``serialize()`` (OpenSpiel's form: the history and the
+        pickled attributes, see :class:`_Match`); unpickled by the game's ``deserialize_state``,
+        so it continues exactly as this state would (same legal ids, tensors and returns)."""
+        return _deserialized, (self._game, self.serialize())
+
     def __str__(self) -> str:
         """The whole state (omniscient, for debugging and as a key): the engine's snapshot and
         the sealed choices."""
@@ -407,11 +431,65 @@ def _load(name: str, params: tuple) -> pyspiel.Game:
     return pyspiel.load_game(name, dict(params))
 
 
+def _loaded(name: str, params: tuple) -> pyspiel.Game:
+    """An unpickled game (:meth:`CardArenaGame.__reduce__`)."""
+    return _load(name, params)
+
+
+def _deserialized(game: CardArenaGame, data: str) -> CardArenaState:
+    """An unpickled state (:meth:`CardArenaState.__reduce__`)."""
+    return game.deserialize_state(data)
+
+
+#: a bot class defining one of these pickles its own way
+_PICKLING = ("__reduce__", "__reduce_ex__", "__getstate__")
+
+
+class _PicklableBot:
+    """Pickles as the Python bot it holds (see :func:`picklable_bot`)."""
+
+    __slots__ = ("bot",)
+
+    def __init__(self, bot: pyspiel.Bot):
+        self.bot = bot
+
+    def __reduce__(self):
+        return _bot, (type(self.bot), self.bot.__dict__)
+
+
+def _bot(cls: type, attributes: dict) -> pyspiel.Bot:
+    bot = cls.__new__(cls)
+    pyspiel.Bot.__init__(bot)
+    bot.__dict__.update(attributes)
+    return bot
+
+
+def picklable_bot(bot: Any) -> Any:
+    """``bot`` in a form that pickles and unpickles as the bot itself, if it is a Python bot
+    on ``pyspiel.Bot`` (OpenSpiel's ``ISMCTSBot``, ``MCTSBot``): ``pyspiel.Bot`` does not pickle,
+    but its C++ part holds nothing, so such a bot is its class and its attributes (its game, its
+    evaluator, its random state, its tree). Anything else (a bot pickling its own way, a C++
+    bot) is returned as it is."""
+    cls = type(bot)
+    if (isinstance(bot, pyspiel.Bot) and hasattr(bot, "__dict__")
+            and all(getattr(cls, name) is getattr(object, name) for name in _PICKLING)):
+        return _PicklableBot(bot)
+    return bot
+
+
 def load(game_id: str, players: int, options: Mapping[str, Any] | None = None, **params: Any) -> pyspiel.Game:
     """The registered game of ``game_id`` at ``players`` seats with the game's ``options`` and
     this module's parameters (``seeds``, ``turn_based``, ``max_game_length``); loaded once."""
     opts = games()[game_id].parse_options(options or {})
-    return _load(game_name(game_id), tuple(sorted({"players": players, **opts, **params}.items())))
+    full = {**_parameter_defaults(game_id), "players": players, **opts, **params}
+    return _load(game_name(game_id), tuple(sorted(full.items())))
+
+
+@functools.lru_cache(maxsize=None)
+def _parameter_defaults(game_id: str) -> dict[str, Any]:
+    """Every parameter's default: with them :func:`load` and an unpickled game find the same
+    game object in the cache."""
+    return dict(game_type(game_id).parameter_specification)
 
 
 def state_for(engine: Game, lead: int = 0, **params: Any) -> CardArenaState:
@@ -427,13 +505,18 @@ def state_for(engine: Game, lead: int = 0, **params: Any) -> CardArenaState:
 
 def _register() -> None:
     """Registers a :class:`CardArenaGame` subclass per game id (a class: OpenSpiel keeps the
-    factory until the interpreter ends, and a partial or a lambda kept there crashes that end)."""
+    factory until the interpreter ends, and a partial or a lambda kept there crashes that end),
+    bound to its name in this module (``SixthCardGame``, ``ThreeThirteenGame`` …), where pickle
+    looks a class up."""
     registered = {t.short_name for t in pyspiel.registered_games()}
     for game_id in games():
-        name = game_name(game_id)
-        if name not in registered:
-            title = "".join(w.capitalize() for w in game_id.split("-"))
-            cls = type(f"{title}Game", (CardArenaGame,), {"game_id": game_id, "__module__": __name__})
+        title = "".join(w.capitalize() for w in game_id.split("-")) + "Game"
+        cls = type(title, (CardArenaGame,), {
+            "game_id": game_id, "__module__": __name__,
+            "__doc__": f"{game_id} as an OpenSpiel game (registered as {game_name(game_id)})."})
+        globals()[title] = cls
+        __all__.append(title)
+        if game_name(game_id) not in registered:
             pyspiel.register_game(game_type(game_id), cls)
 
 

@@ -16,7 +16,8 @@ Agents are ``"seat_0"`` … ``"seat_<n-1>"``. A sealed simultaneous step is aske
 and applied together, and no seat sees what an earlier one chose. An illegal id raises
 :class:`IllegalActionId` in the raw environment and ends the match under :func:`env`'s wrappers.
 Rewards come on the last step only (``reward="place"`` or ``"score"``). Same seed, same actions
-→ same trajectory. ``parallel_env`` is the same match as a ``ParallelEnv``.
+→ same trajectory. ``parallel_env`` is the same match as a ``ParallelEnv``. Environments
+pickle, mid-episode too, and play on exactly as the original would.
 
 Design notes and measurements: docs/research.md (pettingzoo).
 """
@@ -42,6 +43,8 @@ __all__ = ["CardArenaEnv", "CardArenaParallelEnv", "IllegalActionId", "env", "pa
 
 REWARDS = ("place", "score")
 RENDER_MODES = (None, "human", "ansi")
+#: what a pickled CardArenaEnv leaves out and makes again
+_REBUILT = ("codec", "_no_actions", "_decisions", "_observations")
 
 
 class IllegalActionId(ValueError):
@@ -208,6 +211,23 @@ class CardArenaEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+    # ----- pickling -------------------------------------------------------------------------
+    def __getstate__(self) -> dict:
+        """Everything but the codec (made again from the game, players and options) and what
+        each step builds from the engine on demand (legal actions, masks, observations)."""
+        state = self.__dict__.copy()
+        for key in _REBUILT:
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.codec = spaces.codec(self.game_id, self.players, self.options)
+        self._no_actions = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._no_actions.flags.writeable = False
+        if "_queue" in state:  # reset: the step's decisions and observations are made anew
+            self._decisions, self._observations = {}, {}
 
 
 raw_env = CardArenaEnv

@@ -70,10 +70,11 @@ def test_every_game_is_registered_with_its_parameters():
 
 @pytest.mark.parametrize("game_id,players", CASES)
 def test_random_sim_test(game_id, players):
-    """OpenSpiel's own API test (pyspiel.random_sim_test) on the game."""
+    """OpenSpiel's own API test (pyspiel.random_sim_test) on the game, a whole match, serialized
+    and deserialized along the way (every player count, cut short: test_pickling.py)."""
     game = _load(game_id, players, seeds=50)
     assert game.num_distinct_actions() == spaces.codec(game_id, players, SHORT[game_id]).num_actions
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("game_id", sorted(rs.SIMULTANEOUS_GAMES))
@@ -81,7 +82,7 @@ def test_random_sim_test_turn_based(game_id):
     """The sealed step asked seat by seat (C4, O2) passes the same test, as SEQUENTIAL."""
     game = _load(game_id, games()[game_id].min_players, seeds=50, turn_based=True)
     assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("game_id", list(spaces.CODEC_MODULES))
