@@ -169,5 +169,6 @@ def test_fuzzing_the_bot_stream_and_the_admin_service_harms_no_match(tmp_path, l
     assert health_checks >= 12 and busy_checks >= 6, "the fuzz ran while matches were played"
     matches = [ledger.match(m.id) for m in ledger.league_matches(league_id)]
     assert len(matches) == 12 and all(m.status == "finished" for m in matches)
-    assert all(f == 0 for m in matches for f in m.faults), "the fuzz never touched a good bot's match"
+    faults = [(m.id, f) for m in matches for f in (m.result_details or {}).get("faults", [])]
+    assert all(f == 0 for m in matches for f in m.faults), f"the fuzz never touched a good bot's match: {faults}"
     assert ledger.check() == []

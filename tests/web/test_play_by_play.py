@@ -10,8 +10,9 @@ import re
 
 import pytest
 
+from conftest import record_played
+
 from cardarena.server.games import get
-from cardarena.server.match import RandomBot, play_match
 
 pytest.importorskip("fastapi", reason="pip install 'cardarena[web]'")
 
@@ -34,15 +35,7 @@ def recorded(tmp_path_factory, new_ledger, serve):
         led.add_bot(name)
     matches = {}
     for gid, (n, _) in TWICE.items():
-        r = play_match(gid, [RandomBot(SEED + s) for s in range(n)], seed=SEED)
-        mid = led.create_match(gid, SEED, r.options, names[:n])
-        led.claim_match(mid)
-        led.record_match(mid, scores=list(r.result.scores), places=list(r.result.places), faults=[0] * n,
-                         forfeited=[False] * n, steps=r.steps,
-                         events=[{"step": s, "seats": None if e.seats is None else sorted(e.seats), "data": e.data}
-                                 for s, e in r.log],
-                         result_details={"faults": [], "engine_version": get(gid).engine_version})
-        matches[gid] = (mid, r)
+        matches[gid] = record_played(led, gid, names[:n], SEED)
     with serve(create_app(led)) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client, matches
     led.close()

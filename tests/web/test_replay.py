@@ -18,7 +18,8 @@ import pytest
 
 from cardarena.server import wire
 from cardarena.server.games import games, get
-from cardarena.server.match import Match, RandomBot, play_match
+from cardarena.server.match import Match
+from conftest import record_played
 
 pytest.importorskip("fastapi", reason="pip install 'cardarena[web]'")
 
@@ -42,15 +43,7 @@ def played(tmp_path_factory, new_ledger):
         led.add_bot(name)
     matches = {}
     for gid, n in TABLES.items():
-        r = play_match(gid, [RandomBot(SEED + s) for s in range(n)], seed=SEED)
-        mid = led.create_match(gid, SEED, r.options, names[:n])
-        led.claim_match(mid)
-        led.record_match(mid, scores=list(r.result.scores), places=list(r.result.places), faults=[0] * n,
-                         forfeited=[False] * n, steps=r.steps,
-                         events=[{"step": s, "seats": None if e.seats is None else sorted(e.seats), "data": e.data}
-                                 for s, e in r.log],
-                         result_details={"faults": [], "engine_version": get(gid).engine_version})
-        matches[gid] = (mid, r)
+        matches[gid] = record_played(led, gid, names[:n], SEED)
     running = led.create_match("sixth-card", 1, {}, names)
     led.claim_match(running)
     with TestClient(create_app(led)) as client:
