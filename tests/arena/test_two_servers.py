@@ -126,11 +126,12 @@ def test_a_bot_moves_from_one_server_to_the_other(postgres_url, tmp_path):
         server = {f"{socket.gethostname()}:{p.pid}": name for p, name in ((a, "a"), (b, "b"))}
 
         def where_played() -> dict[int, str]:
-            """The mover's finished ladder matches → the server that played each."""
+            """The mover's finished ladder matches → the server that played each (the matches read
+            first: a match finished after them is not asked for; its worker was set when claimed)."""
+            finished = led.matches(bot="mover", kind="ladder", status="finished", limit=None)
             with led.engine.connect() as c:
                 worker = dict(c.execute(text("SELECT id, worker FROM match WHERE kind = 'ladder'")).all())
-            return {m.id: server[worker[m.id]] for m in led.matches(bot="mover", kind="ladder", status="finished",
-                                                                      limit=None)}
+            return {m.id: server[worker[m.id]] for m in finished}
         mover = connect(tokens["mover"], a_address, tmp_path, "mover-on-a")
         procs.append(mover)
         wait("the bot has played on server a", lambda: "a" in where_played().values())
