@@ -146,13 +146,13 @@ class TestSixBotsOnTwoLadders:
 
     def test_no_bot_holds_more_matches_at_once_than_its_hello_asks(self, six):
         """Hello.max_matches (the SDK's and the bridge's from CARDARENA_MAX_MATCHES), else the
-        server's --max-matches 2: the matches' intervals in the ledger never overlap more."""
+        server's --max-matches 2: the matches' intervals in the ledger never overlap more. (That
+        a bot reaches its limit depends on how long matches take at this pace: tests/arena/
+        test_pace.py shows it on the arena's injected clock.)"""
         served, bots, ladders = six
         six_played_k(ladders)  # when run alone
-        most = ladders.most_at_once()
-        for bot, n in most.items():
+        for bot, n in ladders.most_at_once().items():
             assert n <= (bots.max_matches[bot] or 2), (bot, n, ladders.describe())
-        assert max(most.values()) == 2, most  # the bots without a limit of their own reached the server's
 
 
 @pytest.fixture(scope="class")

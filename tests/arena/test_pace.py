@@ -135,6 +135,16 @@ def test_each_ladder_has_its_own_pace_and_zero_is_none():
     assert unpaced.times() == [0.0] * 4
 
 
+@pytest.mark.parametrize("asked,held", [(0, 2), (1, 1), (5, 2)])
+def test_a_bot_holds_as_many_matches_at_once_as_it_may_and_no_more(asked, held):
+    """The server's limit (2) for a bot whose hello asks none, or asks more; the hello's own when
+    it asks fewer: two bots whose matches never end fill up to it, at once."""
+    sim = Sim(["a", "b"], [LadderSpec("sixth-card", 2, rate=0.0)], max_per_bot=2, duration=1e9)
+    sim.links["b"].max_matches = asked
+    asyncio.run(sim.run(5))
+    assert len(sim.times()) == held and sim.arena.running == {"a": held, "b": held}
+
+
 def test_a_bot_starts_at_most_its_hourly_matches_evenly_spread_over_every_ladder():
     """A bot whose hello asks for 7 matches an hour, on two ladders that start one every 2 and
     2.5 s: its starts are 3600/7 s apart at the least, over both ladders, and it plays again at
