@@ -6,25 +6,28 @@ league (:mod:`cardarena.server.league`) calls them after every round and ``leagu
 them again on the ledger's results, to the same verdicts.
 
 For a pair (A, B), each set that seated both (a complete duplicate set, else a finished match)
-gives one outcome ``d``, +1, −1 or 0, in schedule order. The test is testing by betting (a
-mixture of constant bets, :data:`BETS`, hedged on both sides). A pair is *separated* once its
-evidence reaches ``1 / α``; the verdict is then final. ``confidence = 1 − α`` is family-wise
-over every pair the league can ask about (Bonferroni, :func:`per_pair_alpha`): the chance that
-any pair is declared separated wrongly, or at all between two equal bots, is at most α, however
-often the league is looked at. Pairs not separated before ``--max-matches`` are reported as not
-separated by the cap.
+gives one result ``d`` in [−1, 1], in schedule order: the mean over its matches of +1 (A placed
+above B), −1 (below), 0 (level). The test is testing by betting (a mixture of constant bets,
+:data:`BETS`, hedged on both sides); a pair is *separated* once its evidence reaches ``1 / α``,
+and the verdict is then final. ``confidence = 1 − α`` is family-wise over every pair the league
+can ask about (Bonferroni, :func:`per_pair_alpha`): the chance that any pair is declared
+separated wrongly, or at all between two equal bots, is at most α, however often the league is
+looked at (:func:`evidence` says why). Pairs not separated before ``--max-matches`` are
+reported as not separated by the cap.
 
 Design notes and measurements: docs/conduct.md (sequential).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 #: The constant bets λ mixed by :func:`evidence`: small bets win slowly against a small edge,
 #: large ones quickly against a large edge; the mixture does nearly as well as the best of them.
-BETS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 3 / 4)
+#: 15/16 is for duplicate sets against a clear edge, whose results are rarely −1.
+BETS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 3 / 4, 15 / 16)
 
 ABOVE, BELOW = "above", "below"
 
@@ -36,28 +39,36 @@ def per_pair_alpha(confidence: float, pairs: int) -> float:
     return (1 - confidence) / max(pairs, 1)
 
 
-def evidence(outcomes: Iterable[int], bets: Sequence[float] = BETS) -> Iterable[tuple[float, float]]:
-    """After each outcome, the capital of the gamblers who bet on A and of those who bet on B
-    (each side started with ½, shared equally among ``bets``); their sum is the evidence."""
+def evidence(outcomes: Iterable[float], bets: Sequence[float] = BETS) -> Iterable[tuple[float, float]]:
+    """After each set's result ``d`` (in [−1, 1]), the capital of the gamblers who bet on A and
+    of those who bet on B; their sum is the evidence. Each side starts with ½, shared equally
+    among ``bets``; a bet λ multiplies its A-side share by ``1 + λ·d`` and its B-side share by
+    ``1 − λ·d``.
+
+    Why it is valid, however often it is looked at: if A is no better than B (each set's
+    expected result, given the sets before, is at most 0), each A-side share is a nonnegative
+    supermartingale (``E[1 + λ·d | past] ≤ 1``, and ``1 + λ·d > 0`` as every λ < 1), and so is
+    their sum, which starts at ½; by Ville's inequality it ever reaches ½ of ``1 / α``, which a
+    verdict "A above B" needs, with chance at most α. Between equal bots (expected result 0)
+    the evidence is a martingale from 1, which ever reaches ``1 / α`` with chance at most α.
+    Only each set's mean is assumed, not how its matches are related: the matches of a
+    duplicate set (one deal) may be as correlated as the deal makes them."""
     up = [0.5 / len(bets)] * len(bets)
     down = list(up)
-    win, lose = [1 + lam for lam in bets], [1 - lam for lam in bets]
     for d in outcomes:
-        if d == 1:
-            up = [c * f for c, f in zip(up, win)]
-            down = [c * f for c, f in zip(down, lose)]
-        elif d == -1:
-            up = [c * f for c, f in zip(up, lose)]
-            down = [c * f for c, f in zip(down, win)]
-        elif d != 0:
-            raise ValueError(f"a paired outcome is -1, 0 or +1, not {d!r}")
+        if not -1 <= d <= 1:
+            raise ValueError(f"a set's result lies between -1 and +1, not {d!r}")
+        if d:
+            up = [c * (1 + lam * d) for c, lam in zip(up, bets)]
+            down = [c * (1 - lam * d) for c, lam in zip(down, bets)]
         yield sum(up), sum(down)
 
 
-def betting_test(outcomes: Sequence[int], alpha: float, bets: Sequence[float] = BETS) -> tuple[int, int | None, float]:
+def betting_test(outcomes: Sequence[float], alpha: float,
+                 bets: Sequence[float] = BETS) -> tuple[int, int | None, float]:
     """(verdict, at, evidence): verdict +1 (A above B), −1 (B above A) or 0 (not separated);
-    ``at`` the number of outcomes after which the evidence first reached ``1 / alpha`` (None if
-    it did not); the evidence then, or after the last outcome."""
+    ``at`` the number of results after which the evidence first reached ``1 / alpha`` (None if
+    it did not); the evidence then, or after the last result."""
     threshold = 1 / alpha
     last = 1.0
     for t, (up, down) in enumerate(evidence(outcomes, bets), 1):
@@ -80,10 +91,17 @@ def _compare(r, a: str, b: str) -> int:
     return (pa < pb) - (pa > pb)
 
 
-def paired_outcomes(results: Sequence, a: str, b: str) -> list[tuple[int, int]]:
+def set_result(comparisons: Sequence[int]) -> float:
+    """A set's result for a pair: the mean of its matches' comparisons (+1 above, −1 below,
+    0 level), in [−1, 1]; a single match's is its comparison."""
+    return sum(comparisons) / len(comparisons)
+
+
+def paired_outcomes(results: Sequence, a: str, b: str) -> list[tuple[int, float]]:
     """(round, d) for every set that seated both a and b, in schedule order (module docstring):
-    a complete duplicate set, or a finished match outside duplicate sets."""
-    out: list[tuple[tuple, int, int]] = []  # (order, round, d)
+    a complete duplicate set (d its :func:`set_result`), or a finished match outside duplicate
+    sets (d +1, −1 or 0)."""
+    out: list[tuple[tuple, int, float]] = []  # (order, round, d)
     sets: dict[int, list] = {}
     for r in results:
         if a not in r.bots or b not in r.bots:
@@ -94,24 +112,28 @@ def paired_outcomes(results: Sequence, a: str, b: str) -> list[tuple[int, int]]:
             out.append(((r.round or 0, r.index or 0, r.match_id), r.round or 0, _compare(r, a, b)))
     for matches in sets.values():
         if all(_placed(r) for r in matches):
-            net = sum(_compare(r, a, b) for r in matches)
             first = min(matches, key=lambda r: (r.round or 0, r.index or 0, r.match_id))
             rnd = max(r.round or 0 for r in matches)
-            out.append(((first.round or 0, first.index or 0, first.match_id), rnd, (net > 0) - (net < 0)))
+            out.append(((first.round or 0, first.index or 0, first.match_id), rnd,
+                        set_result([_compare(r, a, b) for r in matches])))
     out.sort()
     return [(rnd, d) for _, rnd, d in out]
 
 
 @dataclass(frozen=True)
 class PairTest:
-    """One pair under test: its sets so far, the evidence, and the verdict."""
+    """One pair under test: its sets so far, the evidence, and the verdict. A set counts as
+    ``above`` when its result is positive (bot placed above other in more of its matches than
+    below), ``below`` when negative, ``level`` when 0; ``mean`` is the mean result, what the
+    test bets on."""
 
     bot: str
     other: str
     sets: int           # sets that seated both
-    above: int          # sets where bot placed above other (d = +1)
-    below: int
-    level: int
+    above: int          # sets whose result d > 0
+    below: int          # d < 0
+    level: int          # d = 0
+    mean: float         # the mean d of these sets (0 before any)
     evidence: float     # at the verdict, or now
     threshold: float    # 1 / (the pair's α)
     verdict: str | None  # ABOVE (bot above other), BELOW, or None: not separated
@@ -132,7 +154,8 @@ def test_pair(results: Sequence, a: str, b: str, alpha: float) -> PairTest:
     ds = [d for _, d in paired]
     verdict, at, ev = betting_test(ds, alpha)
     seen = ds if at is None else ds[:at]
-    return PairTest(a, b, len(seen), seen.count(1), seen.count(-1), seen.count(0), ev, 1 / alpha,
+    return PairTest(a, b, len(seen), sum(d > 0 for d in seen), sum(d < 0 for d in seen), sum(d == 0 for d in seen),
+                    sum(seen) / len(seen) if seen else 0.0, ev, 1 / alpha,
                     {1: ABOVE, -1: BELOW}.get(verdict), None if at is None else paired[at - 1][0])
 
 
@@ -178,7 +201,7 @@ def separation(results: Sequence, ranking: Sequence[str], confidence: float, gau
     for a, b in pairs_asked(ranking, gauntlet, top):
         t = test_pair(results, a, b, alpha)
         if gauntlet is None and t.verdict == BELOW:
-            t = PairTest(t.bot, t.other, t.sets, t.above, t.below, t.level, t.evidence, t.threshold, None, None)
+            t = dataclasses.replace(t, verdict=None, round=None)
         tests.append(t)
     return Separation(confidence, tests)
 
@@ -189,10 +212,12 @@ def matches_through(results: Sequence, rnd: int | None) -> int:
 
 
 def format_separation(sep: Separation, results: Sequence, max_matches: int | None = None) -> str:
-    """The summary lines: each pair separated (after how many matches), or not by the cap."""
+    """The summary lines: each pair separated (after how many matches), or not by the cap; with
+    its sets counted by the sign of their results, and their mean result (:class:`PairTest`)."""
     lines = []
     for p in sep.pairs:
-        counts = f"{p.sets} set{'s' if p.sets != 1 else ''}: {p.above} above, {p.below} below, {p.level} level"
+        counts = (f"{p.sets} set{'s' if p.sets != 1 else ''}: {p.above} above, {p.below} below, {p.level} level, "
+                  f"mean {p.mean:+.2f}")
         if p.separated:
             better, worse = p.ordered()
             lines.append(f"separated: {better} above {worse} at {sep.confidence:.0%} after "
