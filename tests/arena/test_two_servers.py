@@ -92,11 +92,16 @@ def test_two_servers_share_one_ledger(postgres_url, tmp_path):
         assert not a_running & failed, "a restarted server failed a match another live server plays"
 
         # a is killed: its matches left running are marked unplayed by the server that starts in its place
-        wait("a match of a running", lambda: any(m.bots[0][0] == "a" for m in
-                                                 led.matches(kind="ladder", status="running", limit=None)))
+        left: set[int] = set()
+        stopped = time.monotonic() + 60
+        while not left:  # a frozen (SIGSTOP) while it has a match running: none can finish, then killed
+            assert time.monotonic() < stopped, "a never had a match running when frozen"
+            os.killpg(a.pid, signal.SIGSTOP)
+            left = {m.id for m in led.matches(kind="ladder", status="running", limit=None) if m.bots[0][0] == "a"}
+            if not left:
+                os.killpg(a.pid, signal.SIGCONT)
+                time.sleep(0.05)
         kill(a)
-        left = {m.id for m in led.matches(kind="ladder", status="running", limit=None) if m.bots[0][0] == "a"}
-        assert left
         a, a_address, _ = serve(postgres_url, tmp_path, "serve-a2")
         procs.append(a)
         wait("a's left matches failed", lambda: all(
