@@ -54,8 +54,9 @@ proto-publish: setup
 # `make test` runs both passes: every test on SQLite ledgers, then again on PostgreSQL the tests
 # that make a ledger. tests/conftest.py marks them from their fixtures: `ledger` (a test whose
 # fixtures make a ledger: ledger_url, db, new_ledger; not a variant marked `sqlite`, about SQLite
-# itself) and `postgres` (a test that asks for the PostgreSQL cluster itself: the second pass
-# only); the game engines, the proto and conduct without a ledger run once.
+# itself, nor one marked `any_ledger`, whose subject is not the ledger: bots in other languages,
+# the referee's conduct, the CLI's words) and `postgres` (a test that asks for the PostgreSQL
+# cluster itself: the second pass only); the game engines, the proto and conduct run once.
 # Without PostgreSQL here the second pass is skipped with one line saying what to install (under
 # CI, CI set, it fails instead).
 # `make test` runs the second pass even when the first fails, then prints both passes' last lines
