@@ -35,7 +35,7 @@ class LeagueRun:
 
 
 def play_league(tmp_path: Path, db: str, bad_script: str, *, move=1.0, grace=1.0, start_timeout=4.0,
-                max_faults=3, caplog=None) -> LeagueRun:
+                max_faults=3, max_reconnects=None, caplog=None) -> LeagueRun:
     """Three good random bots and one bad one, tables of 3: 12 short Sixth Card matches.
 
     Load must not fault a good bot: they are waited for (up to a minute) before the league
@@ -65,7 +65,7 @@ def play_league(tmp_path: Path, db: str, bad_script: str, *, move=1.0, grace=1.0
             assert not missing, f"the good bots {missing} did not connect within a minute"
             spec = LeagueSpec(game="sixth-card", bots=[*GOOD, bad], seats=3, rounds=1, seed=3, concurrency=4,
                               move_seconds=move, options={"rounds": 1}, start_timeout=start_timeout,
-                              grace_seconds=grace, max_faults=max_faults)
+                              grace_seconds=grace, max_faults=max_faults, max_reconnects=max_reconnects)
             return await asyncio.wait_for(run_league(referee, ledger, spec), 120)
         finally:
             for p in running:
