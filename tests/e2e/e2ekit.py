@@ -31,3 +31,12 @@ def check_ready(command: str, workdir: Path) -> None:
     assert r.returncode == 0, f"{r.stdout}{r.stderr}--- the bot's log\n{bot_log}"
     assert r.stdout.strip().splitlines()[-1] == "ready for the ladder", r.stdout
     assert "back in" in r.stdout and "finished with no forfeit" in r.stdout, r.stdout
+
+
+def require(missing: list[str]) -> None:
+    """Skip without the example bots' builds or tools, except under CI, which must have them all."""
+    if missing:
+        import pytest
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must build every example bot (make examples); missing: {', '.join(missing)}")
+        pytest.skip(f"not built here: {', '.join(missing)} (run `make examples`)")

@@ -14,21 +14,20 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2ekit import ROOT, check_ready, example
+from e2ekit import ROOT, check_ready, example, require
 
 EX = ROOT / "examples"
-MAKE = "run `make examples`"
 
 
 def node_missing(*built: Path) -> str | None:
     if shutil.which("node") is None:
-        return f"node (apt-get install nodejs npm), then {MAKE}"
+        return "node (apt-get install nodejs npm)"
     missing = [str(p.relative_to(ROOT)) for p in built if not p.exists()]
-    return f"{', '.join(missing)}: {MAKE}" if missing else None
+    return ", ".join(missing) or None
 
 
 def built(program: Path) -> str | None:
-    return None if os.access(program, os.X_OK) else f"{program.relative_to(ROOT)}: {MAKE}"
+    return None if os.access(program, os.X_OK) else str(program.relative_to(ROOT))
 
 
 def bash_and_jq() -> str | None:
@@ -48,15 +47,9 @@ EXAMPLES = {
 }
 
 
-def require(missing: str | None) -> None:
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must build every example bot; missing: {missing}")
-        pytest.skip(f"not built here: {missing}")
-
-
 @pytest.mark.parametrize("name", list(EXAMPLES))
 def test_example_bot_is_ready(name, workdir):
     command, missing = EXAMPLES[name]
-    require(missing())
+    found = missing()
+    require([found] if found else [])
     check_ready(command, workdir)

@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from e2ekit import ROOT, cardarena, check_ready, example
+from e2ekit import ROOT, cardarena, check_ready, example, require
 
 from cardarena.ratings import Ledger
 from cardarena.server import bridge as bridge_mod
@@ -48,14 +48,6 @@ def missing_tools() -> list[str]:
     if shutil.which("jq") is None or shutil.which("bash") is None:
         missing.append("bash and jq")
     return missing
-
-
-def require(missing: list[str]) -> None:
-    """Skip without the example bots' tools, except under CI, which must have them all."""
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must build every example bot (make examples); missing: {', '.join(missing)}")
-        pytest.skip(f"not built here: {', '.join(missing)} (run `make examples`)")
 
 
 @pytest.fixture
