@@ -12,6 +12,7 @@ ledger is kept in parts, each a module of its own, and :class:`Ledger` is all of
 ``ledger_ratings``       the TrueSkill updates, rating tables, ``recompute`` and ``check``
 ``ledger_reads``         the web's reads of a bot, and the ledger's fingerprint
 ``ledger_prune``         retention: old matches' step and event logs dropped, the space given back
+``ledger_hosted``        hosted bots' versions (files, commands, state) and their logs a match
 =======================  ===================================================================
 
 Facts are appended, never rewritten once a match is finished (but that an old match's step and
@@ -28,6 +29,7 @@ from .ledger_base import (
     unpack, unpack_events, unpack_steps,
 )
 from .ledger_bots import BotsMixin
+from .ledger_hosted import HostedMixin
 from .ledger_leagues import LeaguesMixin
 from .ledger_matches import MatchesMixin
 from .ledger_prune import PruneMixin, Pruned
@@ -41,6 +43,6 @@ __all__ = ["BOT_NAME", "ID_MAX", "LOG_FORMAT", "PROGRESS_EVERY", "SEED_MAX", "SE
            "pack_steps", "storage_error", "unpack", "unpack_events", "unpack_steps"]
 
 
-class Ledger(BotsMixin, LeaguesMixin, MatchesMixin, RatingsMixin, ReadsMixin, PruneMixin, LedgerBase):
+class Ledger(BotsMixin, HostedMixin, LeaguesMixin, MatchesMixin, RatingsMixin, ReadsMixin, PruneMixin, LedgerBase):
     """The ledger of one database: its bots, leagues, matches, ratings and the web's reads (the
     module docstring names the part that keeps each)."""

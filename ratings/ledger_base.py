@@ -29,12 +29,13 @@ from cardarena.server import deal
 
 from . import schema
 from .models import (
-    FINISHED, STATUSES, Bot, BotInfo, BotSummary, League, Match, MatchInfo, MatchLog, Rating,
-    RatingHistory, Seat, listed_json,
+    FINISHED, STATUSES, Bot, BotInfo, BotLog, BotSummary, BotVersion, League, Match, MatchInfo, MatchLog,
+    Rating, RatingHistory, Seat, listed_json,
 )
 
 
-TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory, BotSummary)]
+TABLES = [t.__table__ for t in (Bot, League, Match, Seat, MatchLog, Rating, RatingHistory, BotSummary, BotVersion,
+                                BotLog)]
 
 
 _match, _seat, _bot, _rating = Match.__table__.c, Seat.__table__.c, Bot.__table__.c, Rating.__table__.c

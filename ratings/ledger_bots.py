@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 
+from .ledger_hosted import VERSION_NAME
 from .models import FINISHED, Bot, BotInfo, BotState, Match, Seat
 from .ledger_base import (
     BOT_NAME, LedgerError, _BOT_BY_NAME, _aware, _bot, _bot_info, _match, _seat, hash_token,
@@ -31,6 +32,9 @@ class BotsMixin:
         if not isinstance(name, str) or not BOT_NAME.fullmatch(name):
             raise LedgerError(f"{name!r} is not a bot name: use 1-64 letters, digits and _ . - + @ : "
                               "(starting with a letter or digit)")
+        if VERSION_NAME.fullmatch(name):
+            raise LedgerError(f"{name!r} is not a bot name: NAME@K names version K of a hosted bot "
+                              "(`bot submit` makes them)")
         token = secrets.token_urlsafe(32)
         try:
             with self._write() as session:

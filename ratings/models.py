@@ -1,7 +1,7 @@
 """The ledger's tables (SQLModel) and the plain records the :class:`~cardarena.ratings.Ledger` returns.
 
 Tables: ``bot``, ``league``, ``match``, ``seat``, ``match_log`` (its ``seq`` is the rating order),
-``rating``, ``rating_history`` and ``bot_summary``; what one row of each holds is in
+``rating``, ``rating_history``, ``bot_summary``, ``bot_version`` and ``bot_log``; what one row of each holds is in
 docs/ledger.md.
 
 Facts are appended and never rewritten once a match is finished: bots, leagues, matches, their
@@ -152,6 +152,40 @@ class BotSummary(SQLModel, table=True):
     fault_kinds: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # kind → count
     latency: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # bin → count, merged
     latency_seats: int = 0  # seats with a latency histogram
+
+
+class BotVersion(SQLModel, table=True):
+    """One submission of a hosted bot (``bot submit``): its files and commands, and the bot row
+    (``player``, named ``NAME@K``) its matches and ratings are kept under. ``state``: building,
+    active (the one the arena runs; at most one a bot), failed (its build failed: never
+    scheduled) or retired."""
+    __tablename__ = "bot_version"
+    __table_args__ = (UniqueConstraint("bot_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)          # the bot that submitted it
+    number: int                                                     # K of NAME@K, from 1
+    player_id: int = Field(foreign_key="bot.id", unique=True)      # the bot row NAME@K plays as
+    sha256: str                      # of the files as submitted (a tar of them, sorted: docs/hosted.md)
+    size: int                        # bytes of the files as submitted, unpacked
+    created_at: datetime = Field(default_factory=utcnow)
+    run: str                         # the command that starts it, in its folder
+    build: str | None = None         # the command run once after the upload; None: no build
+    state: str = "building"
+    built_at: datetime | None = None
+    build_log: str | None = None     # the tail of the build's output (the owner's to read)
+    files: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # gzipped tar of what runs
+
+
+class BotLog(SQLModel, table=True):
+    """The tail of a hosted bot's output during one match (the owner's to read: ``bot logs``)."""
+    __tablename__ = "bot_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int | None = Field(default=None, foreign_key="match.id", index=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)   # the version's bot row (NAME@K)
+    created_at: datetime = Field(default_factory=utcnow)
+    text: str
 
 
 #: The indexes added for the web's reads (module docstring); ``Ledger`` creates any one missing.

@@ -28,13 +28,14 @@ if TYPE_CHECKING:
 # SQLAlchemy is imported where it is used: the light read of the rating table (table.py) needs
 # HEAD and version_of without it.
 
-HEAD = "0006"
+HEAD = "0007"
 FIRST = "0001"
 #: Which cardarena wrote each schema version (for the messages; module docstring).
 RELEASES = {"0001": "cardarena 0.1.0", "0002": "a development build of cardarena 0.2.0", "0003": "cardarena 0.2.0",
             "0004": "a development build after cardarena 0.2.0",
             "0005": "a development build after cardarena 0.2.0",
-            "0006": "a development build after cardarena 0.2.0"}
+            "0006": "a development build after cardarena 0.2.0",
+            "0007": "a development build after cardarena 0.2.0"}
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 
