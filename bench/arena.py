@@ -26,6 +26,10 @@ Printed, from the ledger afterwards and from /proc:
   ``cardarena ledger prune --older-than 0`` (the step and event logs dropped, the file vacuumed),
   and what a day adds at a pace of ``--rate`` matches a minute (default 12) either way.
 
+``--hosted N`` runs bench/arena_hosted.py instead: N hosted bots (``bot submit``) in sandboxes,
+the sandbox's start cost against a plain process start, submit to first rated match, memory a
+hosted bot (its own options: ``--hosted N --help``).
+
 ``--simulate N`` runs bench/arena_sim.py instead: the real matchmaker and ledger with N in-process
 bots on a simulated clock, no gRPC (its own options: ``--simulate N --help``).
 
@@ -268,6 +272,11 @@ def retention(db: Path, base: int, args) -> None:
 
 
 def main() -> None:
+    if any(a == "--hosted" or a.startswith("--hosted=") for a in sys.argv[1:]):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import arena_hosted
+        arena_hosted.main(sys.argv[1:])
+        return
     if any(a == "--simulate" or a.startswith("--simulate=") for a in sys.argv[1:]):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import arena_sim

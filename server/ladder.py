@@ -229,6 +229,10 @@ class Arena:
         self.last_table: dict[tuple[str, str], frozenset] = {}   # (game, bot) → the bots of its last match
         self.benched: dict[str, tuple[datetime, str]] = {}   # bot → (until, why), UTC
         self.paused: set[str] = set()
+        self.held: set[str] = set()   # bots not to seat now (a hosted bot's sandbox between matches)
+        #: told of each ladder match made (its id, its bots by seat) and of its end (id or None)
+        self.on_seated: Callable[[int, list[str]], None] | None = None
+        self.on_played: Callable[[int | None, list[str]], None] | None = None
         self.tasks: dict[asyncio.Task, list[str]] = {}
         self.stats = ArenaStats()
         self._stopping = False
@@ -397,7 +401,7 @@ class Arena:
         """Connected, said hello, claims the game, neither paused nor benched (free or not)."""
         link = self.referee.links.get(bot)
         return (link is not None and link.hello.is_set() and (not link.games or spec.game in link.games)
-                and bot not in self.paused and bot not in self.benched)
+                and bot not in self.paused and bot not in self.benched and bot not in self.held)
 
     def _free(self, spec: LadderSpec, now: float) -> list[str]:
         return [bot for bot in list(self.referee.links)
@@ -463,6 +467,8 @@ class Arena:
                 raise
             claimed = match_id
             self.playing_ids.add(claimed)
+            if self.on_seated:
+                self.on_seated(claimed, bots)
             t0 = time.monotonic()
             out = await self.referee.play(spec.game, bots, seed, {}, str(match_id), self.time_control, salt=salt)
             self._settling.add(claimed)  # before the thread that ends it: no renewal takes it for lost
@@ -499,6 +505,8 @@ class Arena:
                 self.running[b] -= 1
                 self.free_since.setdefault(b, now)
             self.tasks.pop(asyncio.current_task(), None)
+            if self.on_played:
+                self.on_played(claimed, bots)
             self.wake()
             if self.on_change:
                 self.on_change()

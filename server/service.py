@@ -306,8 +306,12 @@ class Hosted:
 
 
 async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=None,
-                       admin_token: str = "", tls: tuple[bytes, bytes] | None = None, arena=None) -> Hosted:
-    """Start the referee (and, with a ledger, the admin service) on ``address``; port 0 picks one."""
+                       admin_token: str = "", tls: tuple[bytes, bytes] | None = None, arena=None,
+                       hosting=None, unix_socket: str | None = None) -> Hosted:
+    """Start the referee (and, with a ledger, the admin service) on ``address``; port 0 picks one.
+    ``hosting``: a :class:`~.hosting_service.HostingService` served beside them (bot authors'
+    submissions); ``unix_socket``: a path the referee also listens on, without TLS (the hosted
+    bots' sandboxes reach it there, and nothing else)."""
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -325,6 +329,10 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
     if ledger is not None:
         admin_pb2_grpc.add_AdminServicer_to_server(AdminService(referee, ledger, admin_token, arena), server)
         names.append(admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name)
+    if hosting is not None:
+        from cardarena.v1 import hosting_pb2, hosting_pb2_grpc
+        hosting_pb2_grpc.add_HostingServicer_to_server(hosting, server)
+        names.append(hosting_pb2.DESCRIPTOR.services_by_name["Hosting"].full_name)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names.append(health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
@@ -336,6 +344,8 @@ async def start_server(referee: Referee, address: str = "127.0.0.1:0", ledger=No
         port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    if unix_socket is not None and not server.add_insecure_port(f"unix:{unix_socket}"):
+        raise OSError(f"cannot listen on unix:{unix_socket}")
     await server.start()
     for name in names:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -51,7 +51,7 @@ from .common import (  # noqa: E402,F401
 )
 
 # The command groups, in the order `cardarena --help` lists them.
-from . import rules, bots, ratings, serve, leagues, matches, ledger, play, demo  # noqa: E402,F401
+from . import rules, bots, hosted, ratings, serve, leagues, matches, ledger, play, demo  # noqa: E402,F401
 from .. import bridge  # noqa: E402  (the stdin/stdout bridge command lives beside its logic)
 
 bridge.register(app)

@@ -4,6 +4,7 @@ rest stopped) and the stop signals, which no bot program outlives."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 import time
@@ -91,9 +92,11 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
     referee = Referee(authenticate or (ledger_auth(ledger) if ledger else None), tc)
     running: list[procs.BotProcess] = []
     started: dict = {}
+    hosting = _hosted_versions(referee, ledger, [name for name, command in bots if not command])
 
     async def serve() -> None:
-        started["hosted"] = await start_server(referee, host_address)
+        started["hosted"] = await start_server(referee, host_address,
+                                               unix_socket=str(hosting.socket) if hosting else None)
     finished = False
     try:
         serving = asyncio.ensure_future(serve())
@@ -112,6 +115,9 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
             if command:
                 running.append(procs.start_bot(name, command, hosted.address,
                                                referee.mint_session_token(name), log_dir))
+        if hosting is not None:
+            os.chmod(hosting.socket, 0o666)
+            hosting.start()
         result = await start(referee, ledger, running)
         finished = True
         return result
@@ -130,6 +136,8 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
         if finished:
             await _programs_ended([p for p in running if p.name in connected], END_GRACE, got)
         await asyncio.to_thread(procs.stop_all, running)
+        if hosting is not None:
+            await hosting.stop()
         if "hosted" in started:
             await started["hosted"].stop(0.5)
         if "web" in started:
@@ -142,6 +150,28 @@ async def _host_and_run(bots, db, log_dir, start, host_address="127.0.0.1:0", mo
                     raise _Stopped(got[0])
             finally:
                 await started["web"].stop()
+
+
+def _hosted_versions(referee, ledger, names: list[str]):
+    """The league's bots that are hosted versions (``NAME@K``) run here in sandboxes, one a bot for
+    the whole league (:mod:`cardarena.server.hosted`); None when it has none."""
+    if ledger is None or not names:
+        return None
+    hosted = [n for n in names if ledger.is_hosted(n)]
+    if not hosted:
+        return None
+    from .. import sandbox
+    if (why := sandbox.unavailable()) is not None:
+        raise CliError(f"cannot run the hosted bots {', '.join(hosted)}: {why}")
+    import tempfile
+    from pathlib import Path
+    from ..hosted import Hosting
+    from cardarena.ratings.ledger_hosted import ACTIVE, RETIRED
+    workdir = Path(tempfile.mkdtemp(prefix="cardarena-hosted-"))
+    os.chmod(workdir, 0o711)
+    wanted = set(hosted)
+    return Hosting(referee, ledger, workdir / "referee.sock", workdir, only=wanted.__contains__,
+                   states=(ACTIVE, RETIRED))
 
 
 async def _programs_ended(running, timeout: float, signals: list[int]) -> None:

@@ -59,6 +59,11 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
                                                                                  "bench a bot.")] = 3,
           drain: Annotated[float, typer.Option("--drain", help="Seconds running ladder matches get to finish at "
                                                                "shutdown; the rest are marked unplayed.")] = 30.0,
+          host_bots: Annotated[Optional[bool], typer.Option(
+              "--host-bots/--no-host-bots", help="Run the hosted bots (`bot submit`) in sandboxes. Default: when "
+                                                 "bubblewrap can run here; --host-bots: exit 1 if it cannot.")] = None,
+          max_submission_mb: Annotated[int, typer.Option(
+              "--max-submission-mb", min=1, max=4096, help="The largest submission (`bot submit`), MB packed.")] = 50,
           keep_logs: Annotated[Optional[float], typer.Option(
               "--keep-logs", metavar="DAYS", help="Prune the step and event logs of ladder matches finished more than "
                                                   "DAYS days ago, at start and hourly (`ledger prune`: results, "
@@ -114,6 +119,16 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
         except OSError as e:
             raise CliError(f"cannot read TLS files: {e}") from None
     ledger = open_ledger(db)
+    refusal = None
+    if host_bots is not False:
+        from .. import sandbox
+        refusal = sandbox.unavailable()
+        if refusal and host_bots:
+            raise CliError(f"cannot host bots: {refusal} (--no-host-bots runs without them)")
+        if refusal and ledger.hosted_versions():
+            err.print(f"cardarena: warning: the hosted bots do not run here: {refusal}", markup=False)
+    else:
+        refusal = "it was started with --no-host-bots"
     if not admin_token:
         admin_token = secrets.token_urlsafe(32)
         err.print("admin token (shown once; set CARDARENA_ADMIN_TOKEN to it for --server commands):")
@@ -137,13 +152,32 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
             arena = Arena(referee, ledger, ladders, max_per_bot=max_matches,
                           rule=QuarantineRule(window=bench_window, max_forfeits=bench_forfeits,
                                               bench_seconds=bench_seconds), drain_seconds=drain, rate=rate)
+        hosting = workdir = None
+        if refusal is None:
+            import os
+            import tempfile
+            from ..hosted import Hosting
+            workdir = Path(tempfile.mkdtemp(prefix="cardarena-hosted-"))
+            os.chmod(workdir, 0o711)  # the sandboxes' users reach the socket and their files, list nothing
+            hosting = Hosting(referee, ledger, workdir / "referee.sock", workdir, arena=arena)
+        from ..hosting_service import HostingService
+        service = HostingService(ledger, hosting, refusal, max_archive=max_submission_mb * 1024 * 1024)
         try:
             hosted = await start_server(referee, address, ledger=ledger, admin_token=admin_token, tls=tls,
-                                        arena=arena)
+                                        arena=arena, hosting=service,
+                                        unix_socket=str(hosting.socket) if hosting else None)
         except (RuntimeError, OSError) as e:
+            if workdir is not None:
+                import shutil
+                shutil.rmtree(workdir, ignore_errors=True)
             raise CliError(f"cannot listen on {address}: {e}") from None
+        if hosting is not None:
+            os.chmod(hosting.socket, 0o666)
+            hosting.start()
         host = address.rsplit(":", 1)[0]
         err.print(f"cardarena referee listening on {host}:{hosted.port} ({'TLS' if tls else 'plaintext'}); Ctrl-C stops")
+        if hosting is not None:
+            err.print("hosted bots (`bot submit`): run here, each in a sandbox", markup=False)
         web = None
         if web_sock is not None:
             from ..web import host as web_host
@@ -172,6 +206,8 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
             if running:
                 err.print(f"stopping: {running} ladder matches may take up to {drain:g} s to finish", markup=False)
             await arena.stop()
+        if hosting is not None:
+            await hosting.stop()
         if web is not None:
             await web.stop()
         await hosted.stop(2)
