@@ -10,7 +10,9 @@ query parameter of the wrong type or out of range is FastAPI's 422.
 What is public: a match whose deal is spent is public in full. Any other match shows who sits
 where, its status, its deal's commitment and, once finished, its result: never its seed, salt
 or log. A league hides the commands and folder of its bots, and its secret or seed until it has
-ended. Nothing shows a token or a token's hash.
+ended. A hosted bot's versions show their state, dates, matches and ratings (:mod:`.versions`),
+never their files, commands, build logs or match logs (its owner's: :mod:`.owner`). Nothing
+shows a token or a token's hash.
 
 Speed: p99 under 20 ms an API call, 50 ms a page, on 100,000 matches among 1,000 bots
 (``bench/web.py``). Every answer is a bounded number of indexed queries, none per row. What is
@@ -42,6 +44,7 @@ from cardarena.ratings.models import FINISHED, KINDS
 
 from .. import latency as latencies
 from ..games import UnknownGame, games as all_games, get as get_game
+from . import versions
 from .deps import ledger_of
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
@@ -455,7 +458,9 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
         seconds = match_seconds(ledger, name, sum(s["seats"] for s in summaries.values()))
     except LedgerError as e:
         raise not_found(e) from None
-    ratings = tables(ledger, version).by_bot.get(name, [])
+    by_bot = tables(ledger, version).by_bot
+    ratings = by_bot.get(name, [])
+    hosting = versions.hosted(ledger, name, by_bot)
     found = lines(ledger, [(name, r["game"], r["matches"]) for r in ratings], LINE_POINTS)
     by_kind: Counter = Counter()
     for s in summaries.values():
@@ -468,6 +473,7 @@ def bot_detail(ledger, name: str, live: Mapping[str, dict] | None = None,
     return {
         "bot": info.to_json(), **states(ledger, [name], live, [state])[name],
         "ratings": [{**r, "history": history(found[name, r["game"]])} for r in ratings],
+        "version_of": hosting.version_of, "versions": hosting.versions,
         "recent_matches": [match_json(m) for m in recent],
         "faults": sum(s["faults"] for s in summaries.values()), "faults_by_kind": dict(sorted(by_kind.items())),
         "forfeits": sum(s["forfeits"] for s in summaries.values()), "absent": absent,
@@ -587,7 +593,8 @@ def api_ratings(game: str, ledger: Ledger, limit: RatingsLimit = RATINGS_LIMIT, 
 
 @router.get("/bots/{name}")
 async def api_bot(name: str, request: Request, ledger: Ledger) -> dict:
-    """A bot: owner, state, ratings per game with history, recent matches, faults by kind, forfeits, latency."""
+    """A bot: owner, state, ratings per game with history, recent matches, faults by kind, forfeits, latency;
+    a hosted bot's versions (state, matches, ratings), or for a version ``NAME@K`` which bot it is."""
     live = live_states(request, [name])  # on the loop; the ledger in a thread
     return Response(await run_in_threadpool(bot_answer, ledger, name, live), media_type="application/json")
 

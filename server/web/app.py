@@ -6,8 +6,9 @@ the app is served by ``cardarena serve`` in the referee's event loop,
 ``request.app.state.referee`` (``None`` under ``cardarena web``, which shows no live matches: it
 sees only the ledger). Pages are server-rendered from ``templates/``, static files are served
 from ``static/`` at ``/static``; the API lives under ``/api/v1/`` with FastAPI's OpenAPI schema at
-``/api/v1/openapi.json``. Ledger calls are blocking (SQLAlchemy), so route functions are plain
-``def`` and run in FastAPI's thread pool, never on the event loop.
+``/api/v1/openapi.json``. A hosted bot's logs are its owner's only (:mod:`.owner`). Ledger calls
+are blocking (SQLAlchemy), so route functions are plain ``def`` and run in FastAPI's thread pool,
+never on the event loop.
 
 Errors: under ``/api/`` an unknown name or id is FastAPI's JSON ``{"detail": …}`` with 404, a bad
 query parameter its 422; a page answers the same status with an HTML page that says it in words.
@@ -20,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from . import api, live, pages, private, replay
+from . import api, live, owner, pages, private, replay
 from .broadcast import DEFAULT_PACE
 from .deps import API, HERE, templates
 
@@ -63,6 +64,7 @@ def create_app(ledger, referee=None, private_token: str | None = None, arena=Non
     app.include_router(replay.router)
     live.install(app, live_pace, spectator_delay)  # the live routes, watching the referee if there is one
     app.include_router(pages.router)
+    owner.install(app)  # a hosted bot's logs, for its owner (signed in with the bot's token)
     if private_token:
         private.install(app, private_token)
     return app

@@ -9,7 +9,9 @@ Every page renders the answer of the matching API function (:mod:`cardarena.serv
 so the two never disagree; an unknown name or id is an HTML 404 page (``app.py``), and so is a
 leaderboard page past the last. Charts are bounded (``api.SPARK_POINTS``, ``api.LINE_POINTS``);
 a finished match's page is kept as drawn, like its API answer, and so is a leaderboard page
-(docs/web.md, api, says what is cached). A bot's state is the API's (``api.states``): what the
+(docs/web.md, api, says what is cached). A hosted bot's versions are listed on its page, a
+version's line on a leaderboard is tagged with its state (:mod:`.versions`); their logs are on
+the owner's pages (:mod:`.owner`). A bot's state is the API's (``api.states``): what the
 referee and the arena hold is read on the event loop, so those routes are ``async`` and do their
 ledger reading and rendering in the thread pool.
 
@@ -27,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 
 from cardarena.ratings.models import FINISHED, KINDS
 
-from . import api, charts, live
+from . import api, charts, live, versions
 from .deps import HERE, ledger_of, templates
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -113,8 +115,9 @@ async def _board(request: Request, game: str, page_no: int, template: str, q: st
         kept = ledger.bot_states(names)  # one query: owners, pauses and benches
         owners = {s.name: s.owner for s in kept}
         states = api.states(ledger, names, live_states, kept)
+        hosted = versions.states(ledger, names)  # one query: which lines are versions, in what state
         key = ("board", template, game, page_no, q, version,
-               api.encoded([[(states[n], owners.get(n)) for n in names], ladder]))
+               api.encoded([[(states[n], owners.get(n), hosted.get(n)) for n in names], ladder]))
         body = api.kept_answer(ledger, key)
         if body is not None:
             return HTMLResponse(body)
@@ -122,6 +125,7 @@ async def _board(request: Request, game: str, page_no: int, template: str, q: st
         for r in rows:
             r["owner"] = owners.get(r["bot"])
             r["state"] = states[r["bot"]]
+            r["version"] = hosted.get(r["bot"])  # (its bot, K, state) for a hosted bot's version NAME@K
             r["sparkline"] = lines[r["bot"], game].drawn(charts.sparkline, f"{r['bot']}: μ − 3σ over its matches")
         drawn = page(request, template, game=game, title=cls.title, summary=cls.summary, rows=rows,
                      page_no=page_no, pages=pages, ladder=ladder, poll=POLL, q=q, found=found)
