@@ -74,8 +74,6 @@ class HostingService(hosting_pb2_grpc.HostingServicer):
 
     @_call
     async def Submit(self, request_iterator, context):
-        if self.hosting is None:
-            raise _Refused(grpc.StatusCode.FAILED_PRECONDITION, f"this server hosts no bots: {self.refusal}")
         header, parts, got = None, [], 0
         async for part in request_iterator:
             if header is None:
@@ -83,6 +81,8 @@ class HostingService(hosting_pb2_grpc.HostingServicer):
                     raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first part must carry the header")
                 header = part.header
                 bot = await self._owner(context, header.bot)
+                if self.hosting is None:
+                    raise _Refused(grpc.StatusCode.FAILED_PRECONDITION, f"this server hosts no bots: {self.refusal}")
                 if header.format not in ("tar.gz", "zip"):
                     raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, "format: tar.gz or zip")
                 if header.size > self.max_archive:

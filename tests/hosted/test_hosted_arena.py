@@ -212,6 +212,14 @@ def test_authors_submit_python_and_cpp_bots_that_play_rated_without_them(arena, 
     _none_left("alice-run", "random_bot")
     led.close()
 
+    # two versions compared in a league of the CLI's own, both run sandboxed
+    r = cardarena("league", "run", "--game", "sixth-card", "--seats", "3", "--gauntlet", "alice@2", "--bot", "alice@2",
+                  "--bot", "alice@1", "--bot", "bob@1", "--bot", "carol@1", "--rounds", "1", "--db", arena.db,
+                  cwd=arena.workdir, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gauntlet: alice@2 against each opponent" in r.stdout and "alice@1 " in r.stdout.split("gauntlet:")[1]
+    _none_left("alice-run", "random_bot")
+
 
 @pytest.mark.any_ledger
 def test_hostile_submissions_cost_only_their_own_seat(arena, tmp_path):

@@ -1,0 +1,83 @@
+"""Where sandboxes cannot run, `serve` hosts no bot and says so in one line; a server that hosts
+none refuses submissions with the reason; a submission is refused past the server's size limit.
+Nothing here needs a sandbox: the refusals are the subject."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+from arenakit import Served  # noqa: E402
+from e2ekit import CLI, cardarena  # noqa: E402
+
+from cardarena.ratings import Ledger  # noqa: E402
+
+pytestmark = pytest.mark.any_ledger
+
+
+@pytest.fixture
+def no_bwrap(tmp_path, monkeypatch):
+    """A PATH without bubblewrap (nor anything else: the CLI runs as `python -m`)."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def test_serve_host_bots_insists_and_exits_1_where_bubblewrap_is_missing(tmp_path, ledger_url, no_bwrap):
+    r = subprocess.run([*CLI, "serve", "--db", ledger_url(), "--address", "127.0.0.1:0", "--no-web", "--host-bots"],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env={**os.environ, "CARDARENA_ADMIN_TOKEN": "t"})
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot host bots: bubblewrap is not installed" in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_server_that_hosts_no_bots_refuses_submissions_with_the_reason(tmp_path, ledger_url, no_bwrap):
+    served = Served(tmp_path, ledger_url(), [])
+    led = Ledger(served.db)
+    token = led.add_bot("ada")[1]
+    led.add_version("ada", b"x", sha256="0" * 64, size=1, run="python3 bot.py")
+    led.close()
+    try:
+        served.start()
+        assert "the hosted bots do not run here: bubblewrap is not installed" in served.log()
+        folder = tmp_path / "bot"
+        folder.mkdir()
+        (folder / "bot.py").write_text("print('hi')\n")
+        r = cardarena("bot", "submit", "ada", str(folder), "--run", "python3 bot.py", "--server", served.address,
+                      cwd=tmp_path, env={"CARDARENA_TOKEN": token})
+        assert r.returncode == 1 and "this server hosts no bots: bubblewrap is not installed" in r.stderr, r.stderr
+        assert [v.name for v in Ledger(served.db).versions("ada")] == ["ada@1"]  # nothing new kept
+    finally:
+        served.close()
+
+
+def test_a_submission_past_the_size_limit_or_with_a_wrong_token_is_refused(tmp_path, ledger_url, sandboxes):
+    served = Served(tmp_path, ledger_url(), ["--max-submission-mb", "1"])
+    led = Ledger(served.db)
+    ada, bo = led.add_bot("ada")[1], led.add_bot("bo")[1]
+    led.close()
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('hi')\n")
+    try:
+        served.start()
+        r = cardarena("bot", "submit", "ada", str(folder), "--run", "python3 bot.py", "--server", served.address,
+                      cwd=tmp_path, env={"CARDARENA_TOKEN": bo})
+        assert r.returncode == 1 and "this token is bot bo's, not ada's" in r.stderr, r.stderr
+        r = cardarena("bot", "versions", "ada", "--server", served.address, cwd=tmp_path,
+                      env={"CARDARENA_TOKEN": "not-a-token"})
+        assert r.returncode == 1 and "unknown bot token" in r.stderr, r.stderr
+        big = tmp_path / "big.tar.gz"
+        big.write_bytes(os.urandom(2 * 1024 * 1024))
+        r = cardarena("bot", "submit", "ada", str(big), "--run", "python3 bot.py", "--server", served.address,
+                      cwd=tmp_path, env={"CARDARENA_TOKEN": ada})
+        assert r.returncode == 1 and "more than 1 MB" in r.stderr, r.stderr
+        assert Ledger(served.db).versions("ada") == []
+    finally:
+        served.close()
