@@ -140,10 +140,18 @@ def _schedule_line(settings: dict, total: int) -> str:
     return text
 
 
+#: ``--ray ADDRESS``: where the matches of in-process Python bots are played (docs/research.md, "On Ray").
+RayOpt = Annotated[Optional[str], typer.Option(
+    "--ray", metavar="ADDRESS",
+    help="Play the matches of in-process Python bots (--bot NAME=py:MODULE:ATTR) on Ray, as ray.init's address "
+         "names it: local (a Ray of this command's own on this machine), auto (the cluster `ray start` runs here), "
+         "HOST:PORT (a cluster's head), ray://HOST:PORT (Ray Client). Without it they play in this process.")]
+
+
 @league_app.command("run")
 def league_run(
     game: Annotated[str, typer.Option("--game", help="Game id (see `cardarena games`).")],
-    bot: Annotated[list[str], typer.Option("--bot", help="NAME (a registered bot that connects itself) or NAME=COMMAND (started by the CLI). Repeat.")],
+    bot: Annotated[list[str], typer.Option("--bot", help="NAME (a registered bot that connects itself) or NAME=COMMAND (started by the CLI), or NAME=py:MODULE:ATTR (an in-process Python bot, see above). Repeat.")],
     seats: Annotated[int, typer.Option("--seats", help="Table size; 0: the game's smallest.")] = 0,
     rounds: Annotated[int, typer.Option("--rounds", help="Round-robin rounds: every group of bots plays once in every seat rotation per round.")] = 1,
     matches: Annotated[Optional[int], typer.Option("--matches", help="Instead of a round robin: a balanced schedule of N matches (every bot plays equally often, pairs meet as evenly as possible, seats rotate fairly).")] = None,
@@ -169,6 +177,7 @@ def league_run(
     confidence: Annotated[float, typer.Option("--confidence", help="Of --until-separated: the chance that no pair is separated wrongly (family-wise).")] = 0.95,
     max_matches: Annotated[Optional[int], typer.Option("--max-matches", help="Of --until-separated: play no round that would pass N matches (default: 20 rounds).")] = None,
     top: Annotated[Optional[int], typer.Option("--top", help="Of --until-separated: only the order of the first K places (and the K-th above the next).")] = None,
+    ray: RayOpt = None,
 ):
     """Run a league: a round robin (or --matches N balanced), optionally duplicate; then standings and ratings.
 
@@ -185,10 +194,19 @@ def league_run(
     valid however often it is looked at) separates every pair asked about at --confidence, or
     the next round would pass --max-matches; the summary says which pairs were separated, after
     how many matches, and which were not by the cap.
+
+    In-process Python bots: --bot NAME=py:MODULE:ATTR names a bot object (a callable
+    bot(decision) -> index, or an object with decide(decision)); py:MODULE:ATTR(ARGS) calls
+    ATTR with literal ARGS first (py:cardarena.server.match:RandomBot(7));
+    pettingzoo:MODULE:ATTR and openspiel:MODULE:ATTR wrap a policy with
+    cardarena.client.policy.policy_bot. MODULE is a module name or a .py file, from this
+    folder. Every bot of such a league is one: its matches are played in this process, or on
+    Ray with --ray ADDRESS, and recorded as any league's (docs/research.md, "On Ray").
     """
     from ..league import LeagueError, LeagueSpec, check_spec, league_plans
     check_game(game)
     bots = parse_bots(bot)
+    python = _python_bots(bots, ray)
     options = parse_options(option or [])
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     check_seconds(start_timeout, "--start-timeout")
@@ -204,6 +222,14 @@ def league_run(
         spec = check_spec(spec)
     except LeagueError as e:  # the arguments do not make a league: a bad argument
         raise click_exc.UsageError(str(e)) from None
+    if python:
+        if server:
+            raise click_exc.UsageError("--server plays bot programs over gRPC; in-process Python bots (py:…) play "
+                                       "here or on --ray")
+        if web_address is not None:
+            raise click_exc.UsageError("--web-address shows matches played over gRPC; in-process Python bots (py:…) "
+                                       "have none to watch live")
+        return _league_run_in_process(spec, bots, ray, db, lease)
     check_programs(bots)
     if server:
         if gauntlet is not None or until_separated:
@@ -268,6 +294,7 @@ def league_resume(
     start_timeout: StartTimeoutOpt = 30.0,
     log_dir: LogDirOpt = Path("logs"),
     db: DbOpt = "cardarena.db",
+    ray: RayOpt = None,
 ):
     """Go on with an interrupted league: replay its interrupted matches from their seeds, play the rest.
 
@@ -286,6 +313,7 @@ def league_resume(
         check_seconds(stale_after, "--stale-after")
     ledger = read_ledger(db, f"league {league_id}")
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
+    python = _python_bots(bots, ray)
     settings, c = info.settings, info.counts
     redo = c["running"] + (c["failed"] if retry_failed else 0)
     if c["scheduled"] == 0 and redo == 0 and not _grows(ledger, info):
@@ -293,6 +321,8 @@ def league_resume(
                   "nothing to resume" + (" (--retry-failed plays the failed ones again)" if c["failed"] else ""),
                   markup=False)
         return
+    loaded = _load_python_bots(bots, bot, settings.get("workdir")) if python else None
+    _connect_ray(ray)
     _register_bots(ledger, bots)
     from ..league import settings_time_control
     from ..referee import TimeControl
@@ -300,10 +330,12 @@ def league_resume(
     total = info.total
     done = c["finished"] + c["failed"] - (c["failed"] if retry_failed else 0)
     league_log = new_log_dir(log_dir, f"league-{league_id}-resume")
-    make_log_dir(bots, league_log)
+    if not python:
+        make_log_dir(bots, league_log)
     err.print(f"league {league_id}: {info.game}, {c['finished']}/{total} matches recorded; replaying "
               f"{c['running']} interrupted" + (f" and {c['failed']} failed" if retry_failed and c["failed"] else "")
-              + f" from their seeds, {c['scheduled']} still scheduled; bot logs in {league_log}", markup=False)
+              + f" from their seeds, {c['scheduled']} still scheduled; "
+              + (_where(ray) if python else f"bot logs in {league_log}"), markup=False)
 
     async def play(referee, ledger_, progress, stats, programs):
         from ..league import resume_league
@@ -312,7 +344,10 @@ def league_resume(
                                    programs=programs)
 
     state: dict = {"league": league_id}
-    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
+    if python:
+        _, stats = _run_in_process(loaded, ray, ledger, total, done, play, state, info.game)
+    else:
+        _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, total, done, play, state, info.game)
     _after_league(ledger, league_id, info.game, stats, state.get("logs", {}))
 
 
@@ -347,13 +382,15 @@ def _league_bots(ledger, league_id: int, bot: list[str] | None, concurrency: int
     if strangers:
         raise typer.BadParameter(f"league {league_id} has no bot {strangers[0]!r} (its bots: {', '.join(names)})",
                                  param_hint="--bot")
-    check_programs(overrides.items())
+    check_programs([(n, c) for n, c in overrides.items() if not _is_python_bot(c)])
     stored = settings.get("commands") or {}
     workdir = settings.get("workdir")
     bots = []
     for name in names:
         if name in overrides:
             bots.append((name, overrides[name]))
+        elif name in stored and _is_python_bot(stored[name]):  # loaded from the league's folder when it plays
+            bots.append((name, stored[name]))
         elif name in stored:
             bots.append((name, stored[name] and _recorded_command(league_id, name, stored[name], workdir)))
         else:
@@ -371,6 +408,7 @@ def league_work(
     start_timeout: StartTimeoutOpt = 30.0,
     log_dir: LogDirOpt = Path("logs"),
     db: DbOpt = "cardarena.db",
+    ray: RayOpt = None,
 ):
     """Join a league as one more worker, from another process or machine: claim, play and record its matches.
 
@@ -388,19 +426,23 @@ def league_work(
     check_seconds(start_timeout, "--start-timeout")
     ledger = read_ledger(db, f"league {league_id}")
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
+    python = _python_bots(bots, ray)
     c = info.counts
     if info.done:
         out.print(f"league {league_id} is complete: {c['finished']} matches finished, {c['failed']} failed; "
                   "nothing to claim", markup=False)
         return
+    loaded = _load_python_bots(bots, bot, info.settings.get("workdir")) if python else None
+    _connect_ray(ray)
     _register_bots(ledger, bots)
     tc = settings_time_control(info.settings, TimeControl())
     league_log = new_log_dir(log_dir, f"league-{league_id}-work")
-    make_log_dir(bots, league_log)
+    if not python:
+        make_log_dir(bots, league_log)
     worker = worker_name()
     err.print(f"league {league_id}: {info.game}, {c['finished']}/{info.total} matches recorded, {c['scheduled']} "
-              f"scheduled, {c['running']} being played; joining as worker {worker}; bot logs in {league_log}",
-              markup=False)
+              f"scheduled, {c['running']} being played; joining as worker {worker}; "
+              + (_where(ray) if python else f"bot logs in {league_log}"), markup=False)
 
     async def play(referee, ledger_, progress, stats, programs):
         from ..league import work_league
@@ -409,7 +451,11 @@ def league_work(
 
     state: dict = {"league": league_id}
     done = c["finished"] + c["failed"]
-    _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, info.total, done, play, state, info.game)
+    if python:
+        _, stats = _run_in_process(loaded, ray, ledger, info.total, done, play, state, info.game)
+    else:
+        _, stats = _run_league_locally(bots, db, league_log, tc.move_seconds, info.total, done, play, state,
+                                       info.game)
     played = ", ".join(str(m) for m in sorted(stats.matches)) or "none"
     line = f"worker {worker} played {stats.played} matches of league {league_id} (match ids: {played})"
     if stats.skipped:
@@ -599,3 +645,154 @@ def league_show(league_id: Annotated[int, typer.Argument(min=1, max=MAX_INT, hel
                   markup=False)
         out.print(format_duplicate(st, max_sets=sets), markup=False)
     _gauntlet_and_separation(s, results)
+
+
+# ----------------------------------------------------------------------------- in-process Python bots
+
+
+def _is_python_bot(command: str | None) -> bool:
+    from cardarena.research.ray_league import is_python_bot
+    return is_python_bot(command)
+
+
+def _python_bots(bots, ray: str | None) -> bool:
+    """Whether the league's bots are in-process Python bots (``--bot NAME=py:…``); one line
+    (exit 2) for a league mixing them with bots that play over gRPC, or ``--ray`` without them."""
+    python = [n for n, c in bots if _is_python_bot(c)]
+    others = [(n, c) for n, c in bots if not _is_python_bot(c)]
+    if python and others:
+        raise typer.BadParameter(f"bot {python[0]} is an in-process Python bot and bot {others[0][0]} is not: a "
+                                 "league plays Python bots in-process or bots over gRPC, not both (a Python bot "
+                                 "plays over gRPC as a program: cardarena.client.run)", param_hint="--bot")
+    if ray is not None and others:
+        name, command = others[0]
+        what = "a program" if command else "a registered bot that connects itself"
+        raise click_exc.UsageError(f"--ray plays the matches of in-process Python bots (--bot NAME=py:MODULE:ATTR); "
+                                   f"bot {name} is {what}")
+    return bool(python)
+
+
+def _where(ray: str | None) -> str:
+    if ray is None:
+        return "in-process Python bots, played in this process"
+    if ray == "local":
+        return "in-process Python bots, played on a Ray of this command's own"
+    return f"in-process Python bots, played on the Ray cluster at {ray}"
+
+
+def _load_python_bots(bots, given: list[str] | None = None, workdir: str | None = None) -> dict:
+    """The bots' objects: those given on this command line (``given``: its --bot arguments; all
+    of them for `league run`) from this folder, one line and exit 2 if one names none; those a
+    league recorded from its folder (``workdir``), one line and exit 1."""
+    from cardarena.research.ray_league import BotSpecError, load_bot
+    here = {n for n, _ in parse_bots(given)} if given else set()
+    loaded = {}
+    for name, command in bots:
+        try:
+            loaded[name] = load_bot(command, None if name in here or not workdir else workdir)
+        except BotSpecError as e:
+            if name in here:
+                raise typer.BadParameter(f"bot {name}: {e}", param_hint="--bot") from None
+            raise CliError(f"bot {name} of the league ({command}) cannot be loaded: {e}") from None
+    return loaded
+
+
+def _connect_ray(ray: str | None) -> None:
+    """Start or join Ray for ``--ray`` (once): a malformed address is one line and exit 2; Ray
+    missing, or not answering, one line and exit 1."""
+    if ray is None:
+        return
+    from cardarena.research import ray_play
+    try:
+        ray_play.connect(ray)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--ray") from None
+    except (ray_play.RayMissing, ray_play.RayUnavailable) as e:
+        raise CliError(str(e)) from None
+
+
+def _league_run_in_process(spec, bots, ray: str | None, db: str, lease: float) -> None:
+    """`league run` of in-process Python bots: the league scheduled and recorded as any league,
+    its matches played in this process or on Ray (cardarena.research.ray_league)."""
+    from ..league import league_plans, league_settings, time_control
+    from ..referee import TimeControl
+    from ..schedule import describe
+    loaded = _load_python_bots(bots, [f"{n}={c}" for n, c in bots])
+    _connect_ray(ray)
+    plans = league_plans(spec)
+    total = len(plans)
+    plays = sorted(set(describe(plans, spec.bots, spec.seats)["plays"].values()))
+    ledger = open_ledger(db)
+    _register_bots(ledger, bots)
+    settings = league_settings(spec, time_control(spec, TimeControl()))
+    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
+    if spec.seed is not None:
+        err.print(f"league: organizer-seeded (--seed {spec.seed}): whoever knows the seed knows every hand",
+                  markup=False)
+    err.print(f"league: {spec.game}, {len(spec.bots)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
+              f"; {each}; {_where(ray)}", markup=False)
+
+    async def play(referee, ledger_, progress, stats, programs):
+        from ..league import run_league
+        return await run_league(referee, ledger_, spec, progress=progress, stats=stats, plans=plans, lease=lease)
+
+    state: dict = {}
+    league_id, stats = _run_in_process(loaded, ray, ledger, total, 0, play, state, spec.game)
+    _after_league(ledger, league_id, spec.game, stats, {})
+
+
+def _run_in_process(bots: dict, ray: str | None, ledger, total: int, done: int, play, state: dict, game: str):
+    """``play(referee, ledger, progress, stats, programs)`` with the referee of in-process bots
+    (on Ray with ``ray``), under the progress bar, as :func:`_run_league_locally` runs it with a
+    hosted one: Ctrl-C, SIGTERM, SIGHUP and a ledger that cannot record stop it with one line and
+    leave the league resumable. Ray that cannot be started or joined: one line, exit 1."""
+    import asyncio
+    from cardarena.ratings import LedgerStorageError
+    from cardarena.research import ray_play
+    from cardarena.research.ray_league import InProcessReferee
+    from ..league import LeagueStats, RecorderError
+    stats = state["stats"] = LeagueStats()
+    _connect_ray(ray)
+    got: list[int] = []
+
+    def stopped(why: str) -> str:
+        lid = state.get("league")
+        if lid is None:
+            return why
+        return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
+                f"go on with `cardarena league resume {lid}`")
+
+    async def main():
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, lambda s=sig: (got.append(s), task.cancel()))
+        referee = InProcessReferee(bots, ray=ray is not None)
+        bar, bar_task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
+        try:
+            with bar:
+                def progress(league_id, done_, total_, match_id):
+                    if state.get("league") is None:
+                        state["league"] = league_id
+                        bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
+                                          f"`cardarena league resume {league_id}`", markup=False)
+                    state["done"] = done_
+                    bar.update(bar_task, completed=done_, total=total_, description=f"league {league_id} ({game})")
+
+                return await play(referee, ledger, progress, stats, {})
+        finally:
+            referee.close()
+
+    try:
+        result = asyncio.run(main())
+    except KeyboardInterrupt:
+        raise CliError(stopped("interrupted"), code=130) from None
+    except asyncio.CancelledError:
+        if not got:
+            raise
+        raise CliError(stopped(f"stopped by {signal.Signals(got[0]).name}"), code=128 + got[0]) from None
+    except (LedgerStorageError, RecorderError) as e:
+        raise CliError(stopped(str(e))) from None
+    finally:
+        if ray is not None:
+            ray_play.shutdown()
+    return result, stats
