@@ -207,7 +207,7 @@ def test_authors_submit_python_and_cpp_bots_that_play_rated_without_them(arena, 
     assert denied.returncode == 1 and "not alice's" in denied.stderr and "alice-v" not in denied.stdout
     assert "alice-v" not in authors.cli("bob", "bot", "logs", "bob").stdout
 
-    assert _left("alice-run"), "alice@2's sandbox runs while the server does"
+    wait_for("a sandbox of alice@2 running while the server does", lambda: _left("alice-run"), timeout=60)
     assert arena.stop() == 143
     _none_left("alice-run", "random_bot")
     led.close()
