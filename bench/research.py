@@ -2,15 +2,17 @@
 """Research layers' speed: decisions per second of every game through the raw engine, the codec,
 PettingZoo and OpenSpiel, next to OpenSpiel's C++ card games and RLCard's Python ones.
 
-    .venv/bin/python bench/research.py                  # every game at 4 seats, a few minutes
-    .venv/bin/python bench/research.py --quick          # about 20 s: short budgets, short matches
-    .venv/bin/python bench/research.py --game sixth-card --players 6 --seconds 5
+    .venv/bin/python bench/research.py                  # every game at 4 seats, some 6 minutes
+    .venv/bin/python bench/research.py --floor          # and the loops with tensors that cost nothing, 8 min
+    .venv/bin/python bench/research.py --quick          # about 1 minute: short budgets, short matches
+    .venv/bin/python bench/research.py --game sixth-card --players 6 --seconds 5 --repeats 5
     .venv/bin/python bench/research.py --rlcard-python /tmp/rv/bin/python   # RLCard from another venv
 
 Every figure is decisions per second (one seat choosing one action: a sealed step of 4 seats is
 4 decisions, as it is 4 PettingZoo steps and one ``apply_actions`` of 4 ids), uniformly random
-legal actions, whole matches with seeds 0, 1, 2, … until ``--seconds`` have passed (at least
-one match), one core, one process. Per game:
+legal actions, whole matches with seeds 0, 1, 2, … (every loop plays the same matches, as far
+as it gets) until ``--seconds`` have passed (at least one match), one core, one process. Per
+game:
 
 - engine: ``legal_actions`` + ``apply`` (``to_act`` drives); engine+view: the same with
   ``view(seat)`` built at every decision, which every environment pays;
@@ -20,11 +22,12 @@ one match), one core, one process. Per game:
   (action_mask)``, ``step``; the loop in cardarena.research.pettingzoo's docstring) through
   ``raw_env`` (no wrappers) and through ``env`` (PettingZoo's classic-game wrappers);
 - OpenSpiel, OS+tensor: our registered game via pyspiel (``apply_action``, ``apply_actions`` at
-  a simultaneous node, chance outcomes sampled by their probabilities; chance steps are not
-  counted), and the same with ``state.observation_tensor(seat)`` read for every seat to act at
-  every decision (hearts, which has none: ``information_state_tensor``). A line gives what
-  listing and sampling our deal's chance node costs (one outcome a seed, 10,000 by default):
-  every OpenSpiel match pays it, a short one noticeably.
+  a simultaneous node; the deal, a chance node of one outcome a seed, dealt as the match's seed,
+  so that the matches are the engine columns' ones; chance steps are not counted), and the same
+  with ``state.observation_tensor(seat)`` read for every seat to act at every decision (hearts,
+  which has none: ``information_state_tensor``). A line gives what listing and sampling our
+  deal's chance node by its probabilities costs (10,000 seeds by default): a match that samples
+  its deal pays it, a short one noticeably.
 
 Reference rows, the same loops in the same run: OpenSpiel's C++ ``hearts`` (4 seats) and
 ``gin_rummy`` (2), and RLCard's Python ``uno`` and ``gin-rummy`` (2 seats each; ``env.step``
@@ -32,24 +35,35 @@ with a random legal action — RLCard builds its observation at every step, so i
 compares with the "+tensor" and "PZ" columns). A package that is missing prints "not
 installed" in its row.
 
-The machine may be shared, so each figure is measured in CPU time (``time.process_time``, the
-steadier on a loaded machine; the first table and the ratios) and in wall time (the second
-table), with the load average before and after; the ratios (e.g. PZ env / engine+view: what the
-PettingZoo layer costs over the view it must build) say something even when the absolute
-figures move. Options are the games' defaults, except with ``--quick`` (``QUICK_OPTIONS``:
-shorter matches for a smoke run).
+``--floor`` measures the PZ raw, PZ env and OS+tensor loops again with every codec encoding
+nothing (all-zero tensors, the views still built): what the PettingZoo and OpenSpiel APIs cost
+besides encoding the view, the ratio a faster encoder could at best reach.
+
+Fairness: every loop plays one untimed match first (imports, caches), then is timed from seed 0;
+each figure is the median of ``--repeats`` measurements, taken in turns (every column of a game
+once, then again), so a burst of load on the shared machine moves one sample of several columns
+rather than one column. The machine may be shared, so each figure is measured in CPU time
+(``time.process_time``, the steadier on a loaded machine; the first table and the ratios) and in
+wall time (the second table), with the load average before and after. The ratios (e.g. PZ env /
+engine+view: what the PettingZoo layer costs over the view it must build) say something even
+when the absolute figures move; the targets are printed against them (``TARGETS``). Options are
+the games' defaults, except with ``--quick`` (``QUICK_OPTIONS``: shorter matches for a smoke run).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import inspect
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from cardarena.server.games import games, new_game
@@ -62,6 +76,12 @@ QUICK_OPTIONS: dict[str, dict[str, Any]] = {"sixth-card": {"rounds": 1}, "three-
 OPENSPIEL_REFERENCES = (("OpenSpiel C++ hearts", "hearts", 4), ("OpenSpiel C++ gin_rummy", "gin_rummy", 2))
 RLCARD_REFERENCES = (("RLCard Python uno", "uno", 2), ("RLCard Python gin-rummy", "gin-rummy", 2))
 NOT_INSTALLED = "not installed"
+#: the seed of the untimed match each loop plays before it is timed (the timed ones start at 0)
+WARM_UP_SEED = 9_999
+#: the speed targets: (title, column, over column, at least), each a ratio of CPU-time figures
+TARGETS = (("PZ env / engine+view", "PZ env", "engine+view", 0.5),
+           ("PZ raw / engine+view", "PZ raw", "engine+view", 0.5),
+           ("OS+tensor / engine+view", "OS+tensor", "engine+view", 0.4))
 #: the packages a figure may need that the server does not: the research extra, and RLCard
 OPTIONAL = frozenset({"numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel", "rlcard"})
 
@@ -78,7 +98,9 @@ class Timer:
 
 def per_second(play: Callable[[int], int], seconds: float) -> tuple[float, float]:
     """Decisions per second (CPU, wall) of ``play(seed)`` (one whole match, returns its
-    decisions) over matches with seeds 0, 1, 2, … until ``seconds`` of wall time have passed."""
+    decisions) over matches with seeds 0, 1, 2, … until ``seconds`` of wall time have passed,
+    after one untimed match (:data:`WARM_UP_SEED`: imports, caches, the codec's ids)."""
+    play(WARM_UP_SEED)
     decisions, seed, t = 0, 0, Timer()
     while True:
         decisions += play(seed)
@@ -86,6 +108,19 @@ def per_second(play: Callable[[int], int], seconds: float) -> tuple[float, float
         wall, cpu = t.elapsed()
         if wall >= seconds:
             return decisions / cpu, decisions / wall
+
+
+def median_of(measure: Callable[[], Any], repeats: int) -> Any:
+    """The median (CPU, wall) of ``repeats`` calls of ``measure`` (each a (CPU, wall) pair), or
+    what it returned if not figures (:data:`NOT_INSTALLED`)."""
+    samples = [measure() for _ in range(repeats)]
+    return median(samples)
+
+
+def median(samples: list) -> Any:
+    if any(s == NOT_INSTALLED for s in samples):
+        return NOT_INSTALLED
+    return tuple(statistics.median(s[k] for s in samples) for k in range(len(samples[0])))
 
 
 # ----- the raw engine ---------------------------------------------------------------------------
@@ -158,11 +193,11 @@ def pettingzoo_match(game_id: str, players: int, options: Mapping, wrapped: bool
     from cardarena.research import pettingzoo as pz
 
     e = (pz.env if wrapped else pz.raw_env)(game_id, players=players, **options)
+    for k, agent in enumerate(e.possible_agents):  # once: a new numpy generator a match costs 30 µs
+        e.action_space(agent).seed(k)
 
     def play(seed: int) -> int:
         e.reset(seed=seed)
-        for k, agent in enumerate(e.possible_agents):
-            e.action_space(agent).seed(seed * players + k)
         decisions = 0
         for agent in e.agent_iter():
             obs, reward, terminated, truncated, info = e.last()
@@ -179,13 +214,17 @@ def pettingzoo_match(game_id: str, players: int, options: Mapping, wrapped: bool
 # ----- OpenSpiel --------------------------------------------------------------------------------
 
 def openspiel_match(game, with_tensor: bool) -> Callable[[int], int]:
-    """A random match of an OpenSpiel game (ours or a C++ one): chance outcomes by their
-    probabilities, every player to act a uniformly random legal id; with ``with_tensor`` the
-    observation tensor of every player to act is read at every decision."""
+    """A random match of an OpenSpiel game (ours or a C++ one): every player to act a uniformly
+    random legal id; with ``with_tensor`` the observation tensor of every player to act is read at
+    every decision. Chance outcomes by their probabilities, but for our games' deal, a chance node
+    of one outcome a seed: match ``seed`` is dealt seed ``seed``, the engine's match of that seed
+    (every column plays the same matches; what listing and sampling the deal costs is measured
+    on its own, :func:`deal_ms`)."""
     import pyspiel
 
     simultaneous = pyspiel.PlayerId.SIMULTANEOUS
     tensor = tensor_of(game)
+    ours = game.get_type().short_name.startswith("cardarena_")
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -193,8 +232,11 @@ def openspiel_match(game, with_tensor: bool) -> Callable[[int], int]:
         decisions = 0
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(outcomes, probs)[0])
+                if ours and not state.history():
+                    state.apply_action(seed % game.max_chance_outcomes())
+                else:
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(rng.choices(outcomes, probs)[0])
                 continue
             player = state.current_player()
             seats = range(game.num_players()) if player == simultaneous else (player,)
@@ -214,18 +256,17 @@ def openspiel_match(game, with_tensor: bool) -> Callable[[int], int]:
 
 
 def tensor_of(game) -> Callable:
-    """How a learner reads the game's tensor: the observation tensor, or the information-state
-    tensor where the game has no observation tensor (OpenSpiel's hearts)."""
-    import pyspiel
-
+    """How a learner reads the game's tensor, ``state.observation_tensor(seat)``, or the
+    information-state tensor where the game has no observation tensor (OpenSpiel's hearts)."""
     if game.get_type().provides_observation_tensor:
-        return pyspiel.State.observation_tensor
-    return pyspiel.State.information_state_tensor
+        return lambda state, seat: state.observation_tensor(seat)
+    return lambda state, seat: state.information_state_tensor(seat)
 
 
 def deal_ms(game_id: str, players: int, options: Mapping, times: int = 10) -> tuple[float, int]:
-    """CPU ms to list and sample the chance outcomes of a new state's deal, which every match in
-    the OpenSpiel columns pays, and how many there are (one a seed, 10,000 by default)."""
+    """CPU ms to list and sample the chance outcomes of a new state's deal by their
+    probabilities, which a match that samples its deal pays (the OpenSpiel columns deal the
+    match's seed instead), and how many there are (one a seed, 10,000 by default)."""
     game = ours_in_openspiel(game_id, players, options)
     rng, t = random.Random(0), time.process_time()
     for _ in range(times):
@@ -260,6 +301,9 @@ def rlcard_figures(name: str, seconds: float) -> tuple[float, float]:
 
     env = rlcard.make(name, config={"seed": 0})
     rng = random.Random(0)
+    state, player = env.reset()  # an untimed game first, as every loop here plays one
+    while not env.is_over():
+        state, player = env.step(rng.choice(list(state["legal_actions"])))
     decisions, wall, cpu = 0, time.perf_counter(), time.process_time()
     while True:
         state, player = env.reset()
@@ -301,31 +345,81 @@ def attempt(measure: Callable[[], Any]) -> Any:
         return NOT_INSTALLED
 
 
-def game_row(game_id: str, players: int, options: Mapping, seconds: float, sample: int) -> dict[str, Any]:
-    """Every column of one game: (CPU, wall) decisions per second, or (µs, µs) for the codec."""
-    row: dict[str, Any] = {}
+#: --floor: the columns measured again with a codec that encodes nothing (FLOOR[column])
+FLOOR = {"PZ raw": "PZ raw, no tensor", "PZ env": "PZ env, no tensor", "OS+tensor": "OS, no tensor"}
+
+
+@contextlib.contextmanager
+def no_tensor():
+    """Every game's codec encodes nothing while this lasts (all-zero tensors, made as usual):
+    what the PettingZoo and OpenSpiel loops cost besides encoding the view they still build."""
+    from cardarena.research import spaces
+
+    classes = set()
+    for module in set(spaces.CODEC_MODULES.values()):
+        codec = importlib.import_module(f"cardarena.research.{module}").CODEC
+        classes.update(codec.values() if isinstance(codec, dict) else [codec])
+    saved = {cls: cls.__dict__.get("encode") for cls in classes}  # None: inherited
+    for cls in classes:
+        cls.encode = lambda self, view: ([], [], [])
+    try:
+        yield
+    finally:
+        for cls, encode in saved.items():
+            if encode is None:
+                del cls.encode
+            else:
+                cls.encode = encode
+
+
+def game_row(game_id: str, players: int, options: Mapping, seconds: float, sample: int,
+             repeats: int = 1, floor: bool = False) -> dict[str, Any]:
+    """Every column of one game: (CPU, wall) decisions per second, or (µs, µs) for the codec;
+    each the median of ``repeats`` measurements taken in turns (every column once, then again).
+    With ``floor``, :data:`FLOOR`'s columns too, measured under :func:`no_tensor`."""
+    loops: dict[str, Callable[[], Any]] = {}
     for column, with_view in (("engine", False), ("engine+view", True)):
-        row[column] = per_second(engine_match(game_id, players, options, with_view), seconds)
-    codec = attempt(lambda: codec_us(game_id, players, options, sample))
+        loops[column] = lambda w=with_view: per_second(engine_match(game_id, players, options, w), seconds)
+    loops["codec"] = lambda: attempt(lambda: codec_us(game_id, players, options, sample))
+    for column, wrapped in (("PZ raw", False), ("PZ env", True)):
+        loops[column] = lambda w=wrapped: attempt(
+            lambda: per_second(pettingzoo_match(game_id, players, options, w), seconds))
+    for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True)):
+        loops[column] = lambda w=with_tensor: attempt(lambda: per_second(
+            openspiel_match(ours_in_openspiel(game_id, players, options), w), seconds))
+    if floor:
+        for column, bare in FLOOR.items():
+            loops[bare] = lambda c=column: _without_tensor(loops[c])
+    samples: dict[str, list] = {column: [] for column in loops}
+    for _ in range(repeats):
+        for column, measure in loops.items():
+            samples[column].append(measure())
+    row = {column: median(s) for column, s in samples.items()}
+    codec = row.pop("codec")
     for column, k in (("observe µs", 0), ("mask µs", 1)):
         row[column] = codec if codec == NOT_INSTALLED else (codec[k], codec[k])
-    for column, wrapped in (("PZ raw", False), ("PZ env", True)):
-        row[column] = attempt(lambda: per_second(pettingzoo_match(game_id, players, options, wrapped), seconds))
-    for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True)):
-        row[column] = attempt(lambda: per_second(
-            openspiel_match(ours_in_openspiel(game_id, players, options), with_tensor), seconds))
-    return row
+    return {column: row[column] for column in COLUMNS + tuple(FLOOR.values()) if column in row}
 
 
-def reference_rows(seconds: float, rlcard_python: str | None) -> dict[str, dict[str, Any]]:
-    """The reference games' figures: OpenSpiel's through :func:`openspiel_match`, RLCard's."""
+def _without_tensor(measure: Callable[[], Any]) -> Any:
+    def bare():
+        with no_tensor():
+            return measure()
+    return attempt(bare)
+
+
+def reference_rows(seconds: float, rlcard_python: str | None, repeats: int = 1) -> dict[str, dict[str, Any]]:
+    """The reference games' figures (medians of ``repeats``): OpenSpiel's through
+    :func:`openspiel_match`, RLCard's."""
     rows: dict[str, dict[str, Any]] = {}
     for title, name, _ in OPENSPIEL_REFERENCES:
-        rows[title] = {column: attempt(lambda: per_second(openspiel_match(openspiel_reference(name), with_tensor), seconds))
-                       for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True))}
+        rows[title] = {column: median_of(lambda: attempt(lambda: per_second(
+            openspiel_match(openspiel_reference(name), with_tensor), seconds)), repeats)
+            for column, with_tensor in (("OpenSpiel", False), ("OS+tensor", True))}
     for title, name, _ in RLCARD_REFERENCES:
-        rows[title] = {"env.step": attempt(lambda: rlcard_elsewhere(rlcard_python, name, seconds) if rlcard_python
-                                           else rlcard_figures(name, seconds))}
+        rows[title] = {"env.step": median_of(lambda: attempt(
+            lambda: rlcard_elsewhere(rlcard_python, name, seconds) if rlcard_python
+            else rlcard_figures(name, seconds)), repeats)}
     return rows
 
 
@@ -347,6 +441,14 @@ def table(rows: Mapping[str, Mapping[str, Any]], columns: tuple[str, ...], which
     return lines
 
 
+def ratio(row: Mapping[str, Any], top: str, bottom: str) -> float | None:
+    """``row[top] / row[bottom]`` by CPU time, ``None`` where a figure is missing."""
+    a, b = row.get(top), row.get(bottom)
+    if a in (None, NOT_INSTALLED) or b in (None, NOT_INSTALLED):
+        return None
+    return a[0] / b[0]
+
+
 def ratio_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The ratios of CPU-time figures per game (``RATIOS``), blank where a figure is missing."""
     widths = [len(t) + 2 for t, _, _ in RATIOS]
@@ -354,10 +456,42 @@ def ratio_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
     for title, row in rows.items():
         parts = []
         for (_, top, bottom), w in zip(RATIOS, widths):
-            a, b = row.get(top), row.get(bottom)
-            ok = a not in (None, NOT_INSTALLED) and b not in (None, NOT_INSTALLED)
-            parts.append(f"{a[0] / b[0]:>{w}.2f}" if ok else " " * w)
+            r = ratio(row, top, bottom)
+            parts.append(" " * w if r is None else f"{r:>{w}.2f}")
         lines.append(f"{title:<16}" + "".join(parts))
+    return lines
+
+
+def target_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Each game's ratios against :data:`TARGETS`: the ratio, the target, met or below; and a
+    warning where the bare engine measured slower than engine+view (which does more: noise)."""
+    widths = [len(t) + 2 for t, _, _, _ in TARGETS]
+    lines = [f"{'':<16}" + "".join(f"{t:>{w}}" for (t, _, _, _), w in zip(TARGETS, widths))]
+    lines.append(f"{'target':<16}" + "".join(f"{'≥ ' + format(least, '.2f'):>{w}}"
+                                              for (_, _, _, least), w in zip(TARGETS, widths)))
+    for title, row in rows.items():
+        parts = []
+        for (_, top, bottom, least), w in zip(TARGETS, widths):
+            r = ratio(row, top, bottom)
+            parts.append(" " * w if r is None else f"{f'{r:.2f} ' + ('met' if r >= least else 'BELOW'):>{w}}")
+        lines.append((f"{title:<16}" + "".join(parts)).rstrip())
+    for title, row in rows.items():
+        r = ratio(row, "engine", "engine+view")
+        if r is not None and r < 1:
+            lines.append(f"note: {title}: the engine measured slower than engine+view ({r:.2f}×), which "
+                         f"does more work: the machine's load moved (raise --repeats or --seconds)")
+    return lines
+
+
+def floor_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """--floor: each loop's ratio to engine+view with its tensor and without (:data:`FLOOR`)."""
+    titles = [f"{c} / e+v" for c in FLOOR] + [f"{b} / e+v" for b in FLOOR.values()]
+    widths = [len(t) + 2 for t in titles]
+    lines = [f"{'':<16}" + "".join(f"{t:>{w}}" for t, w in zip(titles, widths))]
+    for title, row in rows.items():
+        rs = [ratio(row, c, "engine+view") for c in (*FLOOR, *FLOOR.values())]
+        lines.append((f"{title:<16}" + "".join(" " * w if r is None else f"{r:>{w}.2f}"
+                                               for r, w in zip(rs, widths))).rstrip())
     return lines
 
 
@@ -367,13 +501,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--players", type=int, default=4, help="seats of every game (default 4)")
     ap.add_argument("--seconds", type=float, help="time per figure (default 3; --quick 0.3)")
     ap.add_argument("--sample", type=int, help="decisions the codec figures are taken over (default 2000; --quick 300)")
-    ap.add_argument("--quick", action="store_true", help="a smoke run: 0.3 s a figure, short matches, ~20 s")
+    ap.add_argument("--repeats", type=int, default=3, help="measurements a figure is the median of (default 3)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 0.3 s a figure, short matches, ~1 min")
     ap.add_argument("--no-references", action="store_true", help="skip the OpenSpiel C++ and RLCard rows")
     ap.add_argument("--rlcard-python", help="an interpreter that has rlcard (default: this one)")
+    ap.add_argument("--ray", action="store_true", help="also in-process matches/s without Ray and on a local Ray "
+                                                       "with 1 and 2 workers (bench/research_ray.py)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also measure the PettingZoo and OpenSpiel loops with codecs that encode nothing")
     args = ap.parse_args(argv)
     seconds = args.seconds or (0.3 if args.quick else 3.0)
     sample = args.sample or (300 if args.quick else 2000)
     chosen = args.game or list(GAMES)
+    if args.repeats < 1:
+        ap.error(f"--repeats must be at least 1, not {args.repeats}")
     for game_id in chosen:
         cls = games()[game_id]
         if not cls.min_players <= args.players <= cls.max_players:
@@ -383,13 +524,14 @@ def main(argv: list[str] | None = None) -> None:
     t = Timer()
     rows = {}
     for game_id in chosen:
-        rows[game_id] = game_row(game_id, args.players, options[game_id], seconds, sample)
+        rows[game_id] = game_row(game_id, args.players, options[game_id], seconds, sample, args.repeats,
+                                 args.floor)
         print(f"  measured {game_id} ({t.elapsed()[0]:.0f} s)", file=sys.stderr, flush=True)
-    references = {} if args.no_references else reference_rows(seconds, args.rlcard_python)
+    references = {} if args.no_references else reference_rows(seconds, args.rlcard_python, args.repeats)
     elapsed = t.elapsed()[0]
     opts = "; ".join(f"{g} {', '.join(f'{k}={v}' for k, v in o.items())}" for g, o in options.items() if o)
-    print(f"{args.players} seats, random legal actions, whole matches for {seconds:g} s a figure; "
-          f"options: {opts or 'the defaults'}")
+    print(f"{args.players} seats, random legal actions, whole matches for {seconds:g} s a figure, "
+          f"the median of {args.repeats}; options: {opts or 'the defaults'}")
     print("decisions/s by CPU time (observe, mask: µs a call):")
     print("\n".join(table(rows, COLUMNS, 0)))
     print("decisions/s by wall time (observe, mask: CPU µs a call, as above):")
@@ -402,10 +544,21 @@ def main(argv: list[str] | None = None) -> None:
             print("\n".join(table(titled, ("OpenSpiel", "OS+tensor", "env.step"), which, first=30)))
     deal = attempt(lambda: deal_ms(chosen[0], args.players, options[chosen[0]]))
     if deal != NOT_INSTALLED:
-        print(f"OpenSpiel columns: the deal is one chance node of {deal[1]:,} outcomes (the seeds); listing "
-              f"and sampling it takes {deal[0]:.1f} ms CPU a match ({chosen[0]})")
+        print(f"OpenSpiel columns: the deal is one chance node of {deal[1]:,} outcomes (the seeds), dealt as "
+              f"the match's seed; listing and sampling it by its probabilities takes {deal[0]:.1f} ms CPU "
+              f"a match ({chosen[0]}), not counted above")
     print("ratios (CPU time):")
     print("\n".join(ratio_lines(rows)))
+    print("targets (CPU time, this run):")
+    print("\n".join(target_lines(rows)))
+    if args.floor:
+        print("without the tensor (codecs encoding nothing; the views still built), over engine+view, CPU time:")
+        print("\n".join(floor_lines(rows)))
+    if args.ray:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import research_ray
+        print(f"matches on Ray ({chosen[0]}, {args.players} seats, the heuristic against random bots):")
+        research_ray.measure(chosen[0], args.players, 60 if args.quick else 600, args.repeats)
     print(f"{elapsed:.0f} s; load average {' '.join(f'{x:.2f}' for x in load)} before, "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} after")
 

@@ -42,20 +42,24 @@ Design notes and measurements: docs/research.md (codec_show_scout).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from itertools import chain
+from operator import getitem, itemgetter
 from typing import ClassVar
-
-import numpy as np
 
 from cardarena.server.games import scout, scouting
 from cardarena.server.games.show_scout import UNKNOWN
 
-from .spaces import Codec
+from .spaces import Codec, Tally
 
 ENDS = ("left", "right")
 KINDS = ("single", "set", "run")
 PHASES = ("flip", "play", "over")
 SEAT_STATE = 10
+#: what seat_state reads of a seat
+_SEAT = itemgetter("seat", "hand_size", "captured", "scout_chips", "scout_and_show_used", "turned_hand", "score",
+                   "round_scores")
 
 
 def largest_hand(players: int, dealt: int) -> int:
@@ -77,6 +81,7 @@ class ShowScoutCodec(Codec):
     CELLS: ClassVar[dict[str, tuple[int, ...]]]
     WIDTH: ClassVar[int]
     HAND_SIZES: ClassVar[Mapping[int, int]]
+    TURN_CAP: ClassVar[int]
 
     def __init__(self, players: int, options: Mapping | None = None):
         super().__init__(players, options)
@@ -88,11 +93,30 @@ class ShowScoutCodec(Codec):
         self._flips = self._scouts + 4 * T * M
         self.num_actions = self._flips + (2 if self.HAS_FLIP else 0)
         F = self.WIDTH
+        self._rel = [{(me + k) % n: k for k in range(n)} for me in range(n)]  # seat → relative, by observer
         self._lay_out([
             ("hand", M * F), ("table", C * F), ("table_info", n + 4), ("seat_known", n * M * F),
             ("seat_state", n * SEAT_STATE), ("round_scores", n * n), ("shown", n * self.VALUES),
             ("clock", 6),
         ])
+        self._phase_at = {p: self._start["clock"] + i for i, p in enumerate(PHASES)}
+        st, cells = self._start, self.CELLS
+        # card text → its cells at slot i of the hand and of the table (unknown: none)
+        self._hand_cells = [{c: tuple(st["hand"] + i * F + x for x in xs) for c, xs in cells.items()} | {UNKNOWN: ()}
+                            for i in range(M)]
+        self._table_cells = [{c: tuple(st["table"] + i * F + x for x in xs) for c, xs in cells.items()}
+                             for i in range(C)]
+        self._known_cells = [[{c: tuple(st["seat_known"] + (k * M + i) * F + x for x in xs) for c, xs in cells.items()}
+                              | {UNKNOWN: ()} for i in range(M)] for k in range(n)]
+        # a value v shown by the seat k places left: its slot; what j copies add up to, one at a time
+        self._shown_at = [{v: st["shown"] + k * self.VALUES + v - 1 for v in range(1, self.VALUES + 1)}
+                          for k in range(n)]
+        per, total, per_copy = 1 / self.VALUE_COPIES, 0.0, [0.0]
+        for _ in range(self.LONGEST_SHOW * self.TURN_CAP):  # at most a show a turn
+            total += per
+            per_copy.append(total)
+        values = [per_copy] * self.size  # read at the shown slots only
+        self._shown = Tally(self._shown_cells, values)
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -122,61 +146,62 @@ class ShowScoutCodec(Codec):
                 {"end": ENDS[end], "turned": bool(turned), "position": position}}
 
     # ----- observations -----------------------------------------------------------------------
-    def _cards(self, at: int, cards, idx: list[int]) -> None:
-        """The cells of ``cards`` laid slot by slot from ``at`` (unknown cards stay 0)."""
-        F, cells = self.WIDTH, self.CELLS
-        idx += [at + i * F + x for i, c in enumerate(cards) if c != UNKNOWN for x in cells[c]]
+    def _shown_cells(self, me: int, shows: list[dict]):
+        """The slots of the values of ``shows``, as seat ``me`` sees them."""
+        rel, shown_at = self._rel[me], self._shown_at
+        for s in shows:
+            yield from map(shown_at[rel[s["seat"]]].__getitem__, s["values"])
 
-    def observe(self, view: Mapping) -> np.ndarray:
+    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
         st, n, M, C = self._start, self.players, self.max_hand, self.LONGEST_SHOW
         me = view["seat"]
-        rel = {(me + k) % n: k for k in range(n)}
-        # ones first, then (index, weight) pairs; one bincount adds them up
-        idx: list[int] = []
-        self._cards(st["hand"], view["hand"], idx)
+        rel = self._rel[me]
+        # the hand's and the table's cells, slot by slot: [slot][card] → the card's cells there
+        ones = list(chain.from_iterable(map(getitem, self._hand_cells, view["hand"])))
         table = view["table"]
-        self._cards(st["table"], table["cards"], idx)
-        at = st["table_info"]
-        if table["owner"] >= 0:
-            idx.append(at + rel[table["owner"]])
+        ones += chain.from_iterable(map(getitem, self._table_cells, table["cards"]))
+        info_at = st["table_info"]
+        owner = table["owner"]
+        if owner >= 0:
+            ones.append(info_at + rel[owner])
         if table["kind"]:
-            idx.append(at + n + KINDS.index(table["kind"]))
-        for info in view["seats"]:
-            self._cards(st["seat_known"] + rel[info["seat"]] * M * self.WIDTH, info["known"], idx)
-        phase = view["phase"]
-        idx.append(st["clock"] + PHASES.index(phase))
-        w = [1.0] * len(idx)
-        idx.append(at + n + 3)
-        w.append(len(table["cards"]) / C)
-        scale = 1 / self.in_play
-        shows = [0] * n
-        V, per = self.VALUES, 1 / self.VALUE_COPIES
-        shown = [0.0] * (n * V)
-        for s in view["shows"]:
-            k = rel[s["seat"]]
-            shows[k] += 1
-            for v in s["values"]:
-                shown[k * V + v - 1] += per
-        idx.extend(range(st["shown"], st["shown"] + n * V))
-        w.extend(shown)
-        start, turn, owner = view["start_seat"], view["turn"], table["owner"]
+            ones.append(info_at + n + KINDS.index(table["kind"]))
+        seats = view["seats"]
+        known_cells = self._known_cells
+        for info in seats:
+            cards = info["known"]
+            if cards.count(UNKNOWN) < len(cards):
+                ones += chain.from_iterable(map(getitem, known_cells[rel[info["seat"]]], cards))
+        ones.append(self._phase_at[view["phase"]])
+        clock = st["clock"]
+        at = [info_at + n + 3, clock + 3, clock + 4, clock + 5]
+        val = [len(table["cards"]) / C, view["round"] / view["rounds"], view["round_actions"] / view["action_cap"],
+               view["scout_and_show_in_progress"]]
+        # the values each seat showed this round: a copy counts 1 / VALUE_COPIES (the round's
+        # shows only grow, and views share them: counted by what was added, Tally)
+        shows = view["shows"]
+        if shows:
+            shown = self._shown.entries(me, shows)
+            at += shown[0]
+            val += shown[1]
+            per_seat = Counter(map(itemgetter("seat"), shows))
+            shows = [per_seat[(me + k) % n] for k in range(n)]
+        else:
+            shows = [0] * n
+        start, turn = view["start_seat"], view["turn"]
         state, scores = st["seat_state"], st["round_scores"]
-        for info in view["seats"]:
-            s = info["seat"]
+        scale = 1 / self.in_play
+        for s, size, captured, chips, used, turned, score, rs in map(_SEAT, seats):
             k = rel[s]
-            at = state + k * SEAT_STATE
-            idx.extend(range(at, at + SEAT_STATE))
-            w.extend((info["hand_size"] / M, info["captured"] * scale, info["scout_chips"] * scale,
-                      info["scout_and_show_used"], info["turned_hand"], info["score"] * scale,
-                      start == s, turn == s, owner == s, min(shows[k] / 10, 1.0)))
-            rs = info["round_scores"]
-            idx.extend(range(scores + k * n, scores + k * n + len(rs)))
-            w.extend(x * scale for x in rs)
-        at = st["clock"]
-        idx.extend((at + 3, at + 4, at + 5))
-        w.extend((view["round"] / view["rounds"], view["round_actions"] / view["action_cap"],
-                  view["scout_and_show_in_progress"]))
-        return np.bincount(idx, weights=w, minlength=self.size).astype(np.float32)
+            first = state + k * SEAT_STATE
+            at += range(first, first + SEAT_STATE)
+            val += (size / M, captured * scale, chips * scale, used, turned, score * scale,
+                    start == s, turn == s, owner == s, min(shows[k] / 10, 1.0))
+            if rs:
+                first = scores + k * n
+                at += range(first, first + len(rs))
+                val += [x * scale for x in rs]
+        return ones, at, val
 
 
 class ScoutingCodec(ShowScoutCodec):
@@ -186,6 +211,7 @@ class ScoutingCodec(ShowScoutCodec):
     VALUE_COPIES = 4
     WIDTH = 12
     HAND_SIZES = scouting.HAND_SIZES
+    TURN_CAP = scouting.Scouting.TURN_CAP
     CELLS = {scouting.Scouting.TEXT[c]: (scouting.Scouting.VALUE[c] - 1,) for c in scouting.DECK}
 
 
@@ -198,6 +224,7 @@ class ScoutCodec(ShowScoutCodec):
     HAS_FLIP = True
     WIDTH = 20
     HAND_SIZES = scout.HAND_SIZES
+    TURN_CAP = scout.Scout.TURN_CAP
     CELLS = {scout.TEXT[c]: (scout.VALUE[c] - 1, 10 + scout.VALUE[scout.TURN[c]] - 1)
              for c in scout.deck_for(5) + [scout.TURN[c] for c in scout.deck_for(5)]}
 

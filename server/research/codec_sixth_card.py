@@ -40,9 +40,8 @@ Design notes and measurements: docs/research.md (codec_sixth_card).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-
-import numpy as np
 
 from cardarena.server.games.cards import CARD_TEXT
 
@@ -73,11 +72,18 @@ class SixthCardCodec(Codec):
             ("totals", n), ("revealed", n * CARDS), ("to_place", CARDS), ("choice_card", CARDS),
             ("chooser", n), ("choice_reason", 2),
         ])
-        # the constant part (game) once; observe copies it
-        self._blank = np.zeros(self.size, dtype=np.float32)
-        self._blank[0] = n / 10
-        self._blank[1] = self.decks / 2
-        self._copy = np.float32(1.0 / self.decks)
+        # where each card lands, by part (and relative seat): card text → index
+        st = self._start
+        self._hand_at = _card_cells(st["hand"])
+        self._row_at = [_card_cells(st["row_cards"] + i * CARDS) for i in range(ROWS)]
+        self._end_at = [_card_cells(st["row_end"] + i * CARDS) for i in range(ROWS)]
+        self._played_at = [_card_cells(st["played"] + k * CARDS) for k in range(n)]
+        self._pile_at = [_card_cells(st["pile"] + k * CARDS) for k in range(n)]
+        self._revealed_at = [_card_cells(st["revealed"] + k * CARDS) for k in range(n)]
+        self._to_place_at = _card_cells(st["to_place"])
+        self._choice_at = _card_cells(st["choice_card"])
+        self._phase_at = {p: st["phase"] + i for i, p in enumerate(PHASES)}
+        self._reason_at = {r: st["choice_reason"] + i for i, r in enumerate(REASONS)}
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -93,55 +99,59 @@ class SixthCardCodec(Codec):
         return {"row": action_id - ROW_ACTION}
 
     # ----- observations -----------------------------------------------------------------------
-    def observe(self, view: Mapping) -> np.ndarray:
-        # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
-        # parts and flags), scalars with their values, and every copy of a card (add.at adds
-        # twins up; a copy counts 1 / decks)
-        st, n, code = self._start, self.players, CODE
+    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
+        # every copy of a card goes to ``copies`` (with two decks, twins add up: counted at the
+        # end), the one-hot parts to ``ones``, the rest to (at, val)
+        st, n = self._start, self.players
         me = view["seat"]
         phase = view["phase"]
-        ones = [st["phase"] + PHASES.index(phase), st["dealer"] + (view["dealer"] - me) % n]
-        at = [st["clock"], st["clock"] + 1]
-        val = [view["round"] / 10, view["turn"] / 10]
-        start = st["hand"]
-        copies = [start + code[c] for c in view["hand"]]
-        base, end = st["row_cards"], st["row_end"]
-        length, points = st["row_length"], st["row_points"]
-        for i, row in enumerate(view["rows"]):
+        ones = [self._phase_at[phase], st["dealer"] + (view["dealer"] - me) % n]
+        clock, length, points = st["clock"], st["row_length"], st["row_points"]
+        at = [0, 1, clock, clock + 1, length, length + 1, length + 2, length + 3,
+              points, points + 1, points + 2, points + 3]
+        rows = view["rows"]
+        val = [n / 10, self.decks / 2, view["round"] / 10, view["turn"] / 10]
+        val += [len(row["cards"]) / ROW_LIMIT for row in rows]
+        val += [row["points"] / 25 for row in rows]
+        copies = list(map(self._hand_at.__getitem__, view["hand"]))
+        for i, row in enumerate(rows):
             cards = row["cards"]
             if cards:
-                start = base + i * CARDS
-                copies += [start + code[c] for c in cards]
-                ones.append(end + i * CARDS + code[cards[-1]])
-            at += (length + i, points + i)
-            val += (len(cards) / ROW_LIMIT, row["points"] / 25)
-        played, pile, pts, totals = st["played"], st["pile"], st["points"], st["totals"]
+                copies += map(self._row_at[i].__getitem__, cards)
+                ones.append(self._end_at[i][cards[-1]])
+        pts, totals = st["points"], st["totals"]
         scale = 1.0 / self.options["end_score"]
         seats = view["seats"]
+        played_at, pile_at = self._played_at, self._pile_at
         for k in range(n):
             info = seats[(me + k) % n]
-            start = played + k * CARDS
-            copies += [start + code[c] for c in info["played"]]
+            copies += map(played_at[k].__getitem__, info["played"])
             if info["pile"]:
-                start = pile + k * CARDS
-                copies += [start + code[c] for c in info["pile"]]
+                copies += map(pile_at[k].__getitem__, info["pile"])
             at += (pts + k, totals + k)
             val += (info["points"] * scale, info["total"] * scale)
         if phase == "row":
-            start = st["to_place"]
-            copies += [start + code[p["card"]] for p in view["to_place"]]
-            rev = st["revealed"]
-            ones += [rev + ((p["seat"] - me) % n) * CARDS + code[p["card"]]
-                     for p in view["revealed"]]
-            ones.append(st["choice_card"] + code[view["choice_card"]])
+            to_place = self._to_place_at
+            copies += [to_place[p["card"]] for p in view["to_place"]]
+            revealed = self._revealed_at
+            ones += [revealed[(p["seat"] - me) % n][p["card"]] for p in view["revealed"]]
+            ones.append(self._choice_at[view["choice_card"]])
             if view["chooser"] >= 0:
                 ones.append(st["chooser"] + (view["chooser"] - me) % n)
             if view["choice_reason"]:
-                ones.append(st["choice_reason"] + REASONS.index(view["choice_reason"]))
-        out = self._blank.copy()
-        out[ones] = 1.0
-        out[at] = val
-        np.add.at(out, np.array(copies, dtype=np.intp), self._copy)
-        return out
+                ones.append(self._reason_at[view["choice_reason"]])
+        if self.decks == 1:  # every card once: a copy is 1
+            ones += copies
+        else:  # a copy counts 0.5: sums are exact
+            counts = Counter(copies)
+            at += counts
+            val += [k * 0.5 for k in counts.values()]
+        return ones, at, val
+
+
+def _card_cells(start: int) -> dict[str, int]:
+    """Card text → its index in a 52-wide card block from ``start`` (by ladder code)."""
+    return {text: start + c for text, c in CODE.items()}
+
 
 CODEC = SixthCardCodec

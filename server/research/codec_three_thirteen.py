@@ -46,13 +46,15 @@ Design notes and measurements: docs/research.md (codec_three_thirteen).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from operator import getitem
 
 import numpy as np
 
 from cardarena.server.games.cards import CARD_TEXT, JOKER, SUIT_SYMBOLS
 
-from .spaces import Codec
+from .spaces import Codec, Tally
 
 CODES = 53                       # 52 cards and the joker
 ROUNDS = 11
@@ -87,19 +89,38 @@ class ThreeThirteenCodec(Codec):
             ("taken", n * CODES), ("melded", n), ("last_turn", n), ("gone_out", n),
             ("totals", n), ("table", CODES), ("table_sets", RANKS), ("table_runs", 4 * RANKS),
         ])
-        self._blank = np.zeros(self.size, dtype=np.float32)
-        self._blank[0] = n / 8
-        self._blank[1] = self.decks / 4
-        # the scale of a copies slot: 1 / the copies of its card in the game
-        per_card = np.full(CODES, 1.0 / self.decks, dtype=np.float32)
-        per_card[JOKER] = 1.0 / (2 * self.decks)
-        self._copy_scale = np.zeros(self.size, dtype=np.float32)
+        # a copies slot counts each copy as 1 / the copies of its card in the game (melds: 1 /
+        # decks): _sums_at[i] lists what 0, 1, 2 … copies add up to at slot i, in float32, one
+        # addition at a time (exact sums but for 3 decks' thirds and sixths)
+        card, joker = _float32_sums(1.0 / self.decks), _float32_sums(1.0 / (2 * self.decks))
+        self._sums_at: list[list[float] | None] = [None] * self.size
         for name, size in self._parts:
             start = self._start[name]
             if name in _COPIES:
-                self._copy_scale[start:start + size] = np.tile(per_card, size // CODES)
+                for i in range(start, start + size):
+                    self._sums_at[i] = joker if (i - start) % CODES == JOKER else card
             elif name in _MELDS:
-                self._copy_scale[start:start + size] = 1.0 / self.decks
+                self._sums_at[start:start + size] = [card] * size
+            elif name == "upcard":  # counted with the discards, but one-hot
+                self._sums_at[start:start + size] = [[0.0] + [1.0] * 64] * size
+        self._one_copy = [0.0 if sums is None else sums[1] for sums in self._sums_at]
+        # where each card lands, by part: card text → index; the discards by (text, the seat
+        # that made it), relative to each seat (−1, nobody: the upcard)
+        st = self._start
+        self._hand_at = _card_cells(st["hand"])
+        self._pile_at = _card_cells(st["pile"])
+        self._table_at = _card_cells(st["table"])
+        self._top_at = _card_cells(st["pile_top"])
+        self._taken_card_at = _card_cells(st["taken_card"])
+        self._taken_at = [_card_cells(st["taken"] + k * CODES) for k in range(n)]
+        self._discard_at = [{(text, by): (st["upcard"] if by < 0 else st["discards"] + (by - me) % n * CODES) + c
+                             for text, c in CODE.items() for by in range(-1, n)} for me in range(n)]
+        self._discards = Tally(self._discard_cells, self._sums_at)
+        self._pile = Tally(self._pile_cells, self._sums_at)
+        self._phase_at = {p: st["phase"] + i for i, p in enumerate(PHASES)}
+        # the round's one-hot and its wild cards (R2: rank r + 2, the four of it and the joker)
+        self._round_ones = [[]] + [[st["round"] + r - 1, *(st["wild_cards"] + (r + 1) * 4 + i for i in range(4)),
+                                    st["wild_cards"] + JOKER] for r in range(1, ROUNDS + 1)]
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -119,63 +140,94 @@ class ThreeThirteenCodec(Codec):
         return {"go_out": CARD_TEXT[action_id - GO_OUT]}
 
     # ----- observations -----------------------------------------------------------------------
-    def observe(self, view: Mapping) -> np.ndarray:
-        # three lists, written into the tensor at once at the end: the slots set to 1 (one-hot
-        # parts and flags), scalars with their values, and every copy of a card (add.at adds
-        # them up and _copy_scale scales them; the table's melds count there too)
-        st, n, code = self._start, self.players, CODE
+    def _discard_cells(self, me: int, texts: list[str], by: list[int]):
+        """The slots of discards (card, the seat that made it), as seat ``me`` sees them."""
+        return map(self._discard_at[me].__getitem__, zip(texts, by))
+
+    def _pile_cells(self, me: int, texts: list[str]):
+        return map(self._pile_at.__getitem__, texts)
+
+    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
+        # every copy of a card goes to ``copies`` (counted at the end and scaled by _sums_at; the
+        # table's melds count there too), the one-hot parts to ``ones``, the rest to (at, val)
+        st, n = self._start, self.players
         me = view["seat"]
-        rnd = view["round"]
-        wild = st["wild_cards"] + (rnd + 1) * 4           # R2: rank rnd + 2, codes from (rank-1)*4
-        ones = [st["round"] + rnd - 1, wild, wild + 1, wild + 2, wild + 3, st["wild_cards"] + JOKER,
-                st["phase"] + PHASES.index(view["phase"]),
-                st["dealer"] + (view["dealer"] - me) % n]
+        ones = self._round_ones[view["round"]] + [self._phase_at[view["phase"]],
+                                                  st["dealer"] + (view["dealer"] - me) % n]
         if view["turn"] >= 0 and view["phase"] != "over":
             ones.append(st["turn"] + (view["turn"] - me) % n)
         if view["taken_card"]:
-            ones.append(st["taken_card"] + code[view["taken_card"]])
+            ones.append(self._taken_card_at[view["taken_card"]])
         if view["gone_out"] >= 0:
             ones.append(st["gone_out"] + (view["gone_out"] - me) % n)
-        at = [st["stock"], st["stock"] + 1]
-        val = [view["stock_size"] / self.cards, view["rebuilds"] / 2]
-        copies = [st["hand"] + code[c] for c in view["hand"]]
+        stock, size, totals = st["stock"], st["hand_size"], st["totals"]
+        at = [0, 1, stock, stock + 1]
+        val = [n / 8, self.decks / 4, view["stock_size"] / self.cards, view["rebuilds"] / 2]
+        copies = list(map(self._hand_at.__getitem__, view["hand"]))
         pile = view["discard_pile"]
         if pile:
-            ones.append(st["pile_top"] + code[pile[-1]])
-            start = st["pile"]
-            copies += [start + code[c] for c in pile]
-        upcard, start = st["upcard"], st["discards"]
-        for c, by in zip(view["discards"], view["discarded_by"]):
-            if by < 0:
-                ones.append(upcard + code[c])
-            else:
-                copies.append(start + ((by - me) % n) * CODES + code[c])
-        taken, size, melded, last, totals = (st["taken"], st["hand_size"], st["melded"],
-                                             st["last_turn"], st["totals"])
+            ones.append(self._top_at[pile[-1]])
+        pile = self._pile.entries(me, pile)  # counted apart
+        # each seat's discards in its block, relative (the upcard in its one-hot): counted apart
+        discards = self._discards.entries(me, view["discards"], view["discarded_by"])
         seats = view["seats"]
+        melded, last, taken_at = st["melded"], st["last_turn"], self._taken_at
         for k in range(n):
             info = seats[(me + k) % n]
             if info["taken"]:
-                copies += [taken + k * CODES + code[c] for c in info["taken"]]
+                copies += map(taken_at[k].__getitem__, info["taken"])
             at += (size + k, totals + k)
             val += (info["hand_size"] / MAX_HAND, info["total"] / 100)
             if info["melded"]:
                 ones.append(melded + k)
             if info["last_turn"]:
                 ones.append(last + k)
-        table, sets, runs = st["table"], st["table_sets"], st["table_runs"]
-        for m in view["melds"]:
-            copies += [table + code[c] for c in m["cards"]]
-            if m["kind"] == "run":
-                first = runs + SUIT[m["suit"]] * RANKS - 1
-                copies.extend(range(first + m["low"], first + m["high"] + 1))
-            else:
-                copies.append(sets + RANK[m["rank"]] - 1)
-        out = self._blank.copy()
-        out[ones] = 1.0
-        out[at] = val
-        copies = np.array(copies, dtype=np.intp)
-        np.add.at(out, copies, self._copy_scale[copies])
-        return out
+        melds = view["melds"]
+        if melds:
+            table, sets, runs = self._table_at, st["table_sets"], st["table_runs"]
+            for m in melds:
+                copies += map(table.__getitem__, m["cards"])
+                if m["kind"] == "run":
+                    first = runs + SUIT[m["suit"]] * RANKS - 1
+                    copies += range(first + m["low"], first + m["high"] + 1)
+                else:
+                    copies.append(sets + RANK[m["rank"]] - 1)
+        at += discards[0]
+        val += discards[1]
+        at += pile[0]
+        val += pile[1]
+        counts = Counter(copies)
+        at += counts
+        if len(counts) == len(copies):  # one copy each
+            val += map(self._one_copy.__getitem__, copies)
+        else:
+            sums = self._sums_at
+            try:
+                val += map(getitem, map(sums.__getitem__, counts), counts.values())
+            except IndexError:
+                val += [_sum(sums[i], k) for i, k in counts.items()]
+        return ones, at, val
+
+
+def _card_cells(start: int) -> dict[str, int]:
+    """Card text → its index in a 53-wide card block from ``start`` (by code, the joker last)."""
+    return {text: start + c for text, c in CODE.items()}
+
+
+def _sum(sums: list[float], k: int) -> float:
+    """What ``k`` copies add up to (``sums`` grown as far as needed)."""
+    while len(sums) <= k:
+        sums.append(float(np.float32(np.float32(sums[-1]) + np.float32(sums[1]))))
+    return sums[k]
+
+
+def _float32_sums(scale: float, most: int = 64) -> list[float]:
+    """What 0, 1, 2 … ``most`` copies of ``scale`` add up to in float32, one at a time."""
+    step, total, out = np.float32(scale), np.float32(0), [0.0]
+    for _ in range(most):
+        total = np.float32(total + step)
+        out.append(float(total))
+    return out
+
 
 CODEC = ThreeThirteenCodec

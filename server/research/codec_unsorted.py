@@ -44,9 +44,8 @@ Design notes and measurements: docs/research.md (codec_unsorted).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-
-import numpy as np
 
 from cardarena.server.games.cards import CARD_TEXT, JOKER
 from cardarena.server.games.unsorted import DRAW_CARDS, KIND_NAME, KIND_OF_NAME, RANK, STOP_CARDS
@@ -62,6 +61,8 @@ FACE |= {CARD_TEXT[c]: STOP_FACE for c in STOP_CARDS} | {CARD_TEXT[c]: DRAW_FACE
 #: copies of each face in the deck (U1)
 COPIES = (2,) + (4,) * 12 + (2, 2)
 INV_COPIES = tuple(1 / c for c in COPIES)
+#: what 0 … 3 cards of a play count, 1/3 each, added one at a time
+THIRDS = (0.0, 1 / 3, 1 / 3 + 1 / 3, 1 / 3 + 1 / 3 + 1 / 3)
 COMBINATION_KINDS = 5           # single … three of a kind (U2)
 NUMBERS = 12
 PER_POSITION = COMBINATION_KINDS * NUMBERS
@@ -93,6 +94,7 @@ class UnsortedCodec(Codec):
         self.pile_after_deal = 54 - n * (dealt + 2)
         self.chips_in_game = n * (3 if n < 5 or self.options["long_game"] else 2)
         self._play_size = n + KINDS + 3 + FACES
+        self._rel = [{(me + k) % n: k for k in range(n)} for me in range(n)]  # seat → relative, by observer
         self._lay_out([
             ("hand", L * FACES), ("drawn_card", FACES), ("seat_known", n * L * FACES),
             ("seat_spares", n * 2 * FACES), ("seat_state", n * SEAT_STATE),
@@ -132,77 +134,93 @@ class UnsortedCodec(Codec):
         return {"put_drawn": {"position": p}}
 
     # ----- observations -----------------------------------------------------------------------
-    def observe(self, view: Mapping) -> np.ndarray:
+    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
         st, n, L, face = self._start, self.players, self.max_hand, FACE
         me = view["seat"]
-        # every value goes in as (index, weight); one bincount adds them up (counts collide)
-        idx = [st["hand"] + i * FACES + face[c] for i, c in enumerate(view["hand"])]
-        w = [1.0] * len(idx)
+        rel = self._rel[me]
+        # the one-hot cells to ``ones``, the values to (at, val); the parts where counts collide
+        # (the plays' cards, the discard pile, the earlier rounds) are counted and added last
+        first = st["hand"]
+        ones = [first + i * FACES + f for i, f in enumerate(map(face.__getitem__, view["hand"]))]
         if view["drawn_card"]:
-            idx.append(st["drawn_card"] + face[view["drawn_card"]])
-            w.append(1.0)
-        rel = {(me + k) % n: k for k in range(n)}
+            ones.append(st["drawn_card"] + face[view["drawn_card"]])
         known, spares, state = st["seat_known"], st["seat_spares"], st["seat_state"]
         leader, turn, drawer = view["leader"], view["turn"], view["drawer"]
         still = view["still_to_act"]
         lost = view["last_deal_losers"]
+        at: list[int] = []
+        val: list[float] = []
         for info in view["seats"]:
             s = info["seat"]
             k = rel[s]
-            base = known + k * L * FACES
-            cells = [base + i * FACES + face[c] for i, c in enumerate(info["known"]) if c]
-            base = spares + k * 2 * FACES
-            cells.extend(base + i * FACES + face[c] for i, c in enumerate(info["spares"]))
-            idx.extend(cells)
-            w.extend([1.0] * len(cells))
-            at = state + k * SEAT_STATE
-            idx.extend(range(at, at + SEAT_STATE))
-            w.extend((info["chips"] / 3, info["hand_size"] / L, info["out"], info["acted"],
-                      leader == s, turn == s, drawer == s, s in still, s in lost))
+            cards = info["known"]
+            if any(cards):
+                first = known + k * L * FACES
+                ones += [first + i * FACES + face[c] for i, c in enumerate(cards) if c]
+            if info["spares"]:
+                first = spares + k * 2 * FACES
+                ones += [first + i * FACES + f for i, f in enumerate(map(face.__getitem__, info["spares"]))]
+            first = state + k * SEAT_STATE
+            at += range(first, first + SEAT_STATE)
+            val += (info["chips"] / 3, info["hand_size"] / L, info["out"], info["acted"],
+                    leader == s, turn == s, drawer == s, s in still, s in lost)
         size, highest = self._play_size, view["highest"]
         plays = view["plays"]
-        for j, p in enumerate(plays):
-            at = st["plays"] + j * size
-            m = at + n + KINDS
-            idx.extend((at + rel[p["seat"]], at + n + KIND_OF_NAME[p["kind"]] - 1, m, m + 1,
-                        at + size - 1))
-            w.extend((1.0, 1.0, p["number"] / NUMBERS, p["position"] / L, j == highest))
-            idx.extend(m + 2 + face[c] for c in p["cards"])
-            w.extend([1 / 3] * len(p["cards"]))
-        if highest >= 0:
-            p = plays[highest]
-            idx.extend((st["bar"] + KIND_OF_NAME[p["kind"]] - 1, st["bar"] + COMBINATION_KINDS))
-            w.extend((1.0, p["number"] / NUMBERS))
-        at = st["discard"]
-        for c in view["discard"]:
-            f = face[c]
-            idx.append(at + f)
-            w.append(INV_COPIES[f])
+        if plays:
+            thirds = []  # the plays' cards, 1/3 a card
+            for j, p in enumerate(plays):
+                first = st["plays"] + j * size
+                m = first + n + KINDS
+                ones += (first + rel[p["seat"]], first + n + KIND_OF_NAME[p["kind"]] - 1)
+                at += (m, m + 1, first + size - 1)
+                val += (p["number"] / NUMBERS, p["position"] / L, j == highest)
+                thirds += [m + 2 + face[c] for c in p["cards"]]
+            if highest >= 0:
+                p = plays[highest]
+                ones.append(st["bar"] + KIND_OF_NAME[p["kind"]] - 1)
+                at.append(st["bar"] + COMBINATION_KINDS)
+                val.append(p["number"] / NUMBERS)
+            counts = Counter(thirds)
+            at += counts
+            val += [THIRDS[k] for k in counts.values()]
+        discard = view["discard"]
+        if discard:
+            counts = Counter(map(face.__getitem__, discard))
+            first = st["discard"]
+            at += [first + f for f in counts]
+            val += [k * INV_COPIES[f] for f, k in counts.items()]  # halves and quarters: exact
         hist, stride = st["seat_history"], FACES + 2
         won = [0] * n
-        for r in view["earlier_rounds"]:
-            k = rel[r["winner"]]
-            won[k] += 1
-            idx.append(hist + k * stride + FACES + 1)
-            w.append(r["drawn"] / 6)
-            for p in r["plays"]:
-                at = hist + rel[p["seat"]] * stride
-                cards = p["cards"]
-                idx.extend(at + face[c] for c in cards)
-                w.extend([0.25] * len(cards))
-        idx.extend(hist + k * stride + FACES for k in range(n))
-        w.extend(min(x / 10, 1.0) for x in won)
-        at = st["clock"]
+        rounds = view["earlier_rounds"]
+        if rounds:
+            drawn: dict[int, float] = {}
+            quarters = []
+            for r in rounds:
+                k = rel[r["winner"]]
+                won[k] += 1
+                i = hist + k * stride + FACES + 1
+                drawn[i] = drawn.get(i, 0.0) + r["drawn"] / 6
+                for p in r["plays"]:
+                    first = hist + rel[p["seat"]] * stride
+                    quarters += [first + face[c] for c in p["cards"]]
+            at += drawn
+            val += drawn.values()
+            counts = Counter(quarters)
+            at += counts
+            val += [k * 0.25 for k in counts.values()]
+        at += [hist + k * stride + FACES for k in range(n)]
+        val += [min(x / 10, 1.0) for x in won]
+        first = st["clock"]
         phase = view["phase"]
         cap = view["max_deals"]
-        idx.extend(range(at + 3, at + 10))
-        idx.append(at + PHASES.index(phase))
-        w.extend((view["deal"] / (self.chips_in_game + 1), view["round"] / ROUND_BOUND,
-                  view["draw_pile_size"] / self.pile_after_deal, view["draws_played"] / 2,
-                  view["cards_to_draw"] / 6,
-                  turn == me and leader == me and not plays and phase == "play",
-                  (cap - view["deal"]) / cap if cap else 0.0, 1.0))
-        return np.bincount(idx, weights=w, minlength=self.size).astype(np.float32)
+        ones.append(first + PHASES.index(phase))
+        at += (first + 3, first + 4, first + 5, first + 6, first + 7, first + 8, first + 9)
+        val += (view["deal"] / (self.chips_in_game + 1), view["round"] / ROUND_BOUND,
+                view["draw_pile_size"] / self.pile_after_deal, view["draws_played"] / 2,
+                view["cards_to_draw"] / 6,
+                turn == me and leader == me and not plays and phase == "play",
+                (cap - view["deal"]) / cap if cap else 0.0)
+        return ones, at, val
 
 
 CODEC = UnsortedCodec

@@ -43,6 +43,7 @@ __all__ = ["CardArenaGame", "CardArenaState", "game_name", "game_type", "length_
 
 DEFAULT_PLAYERS = 4
 DEFAULT_SEEDS = 10_000
+CHANCE, TERMINAL, SIMULTANEOUS = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL, pyspiel.PlayerId.SIMULTANEOUS
 #: the games with sealed simultaneous steps (Sixth Card C4, SCOUT O2)
 SIMULTANEOUS_GAMES = frozenset({"sixth-card", "scout"})
 
@@ -185,15 +186,15 @@ class CardArenaGame(pyspiel.Game):
 class _Match:
     """What a state holds: its game, the engine game (``None`` before the deal), the seat a
     ``turn_based`` step asks first and the sealed choices made so far, the decisions taken, and
-    what is built from them on demand (each seat's legal ids, view and view string). OpenSpiel
-    clones a Python state by deep-copying its attributes; this copies the engine with its own
-    ``copy()`` (cheaper than deepcopy), shares the game and drops what was built. OpenSpiel
-    serializes a Python state as its history and its pickled attributes; this pickles the engine
-    (its own pickling: every attribute, the generator's state too), the sealed choices and the
-    decisions, without the game (the state's own, ``get_game()``, is taken again when first
-    needed) or what was built."""
+    what is built from them on demand (the player to act, each seat's legal ids, view and view
+    string). OpenSpiel clones a Python state by deep-copying its attributes; this copies the
+    engine with its own ``copy()`` (cheaper than deepcopy), shares the game and drops what was
+    built. OpenSpiel serializes a Python state as its history and its pickled attributes; this
+    pickles the engine (its own pickling: every attribute, the generator's state too), the sealed
+    choices and the decisions, without the game (the state's own, ``get_game()``, is taken again
+    when first needed) or what was built. The engine is the state's: played on only through it."""
 
-    __slots__ = ("game", "engine", "lead", "sealed", "length", "legal", "views", "texts")
+    __slots__ = ("game", "engine", "lead", "sealed", "length", "player", "legal", "ids", "views", "texts")
 
     def __init__(self, game: CardArenaGame, engine: Game | None = None, lead: int = 0,
                  sealed: dict | None = None, length: int = 0):
@@ -202,13 +203,15 @@ class _Match:
         self.lead = lead  # turn_based: the seat asked first in a sealed step, then to its left
         self.sealed: dict[int, Any] = sealed or {}  # seat → engine action, not yet revealed
         self.length = length
-        self.legal: dict[int, dict[int, Any]] = {}  # seat → {id: engine action}
-        self.views: dict[int, dict] = {}  # seat → its view
-        self.texts: dict[int, str] = {}  # seat → its view string
+        self.changed()
 
     def changed(self) -> None:
         """The engine or the sealed choices moved on: forget what was built from them."""
-        self.legal, self.views, self.texts = {}, {}, {}
+        self.player: int | None = None  # the player to act
+        self.legal: dict[int, dict[int, Any]] = {}  # seat → {id: engine action}
+        self.ids: dict[int, list[int]] = {}  # seat → its legal ids, increasing
+        self.views: dict[int, dict] = {}  # seat → its view
+        self.texts: dict[int, str] = {}  # seat → its view string
 
     def __deepcopy__(self, memo) -> "_Match":
         engine = None if self.engine is None else self.engine.copy()
@@ -250,17 +253,26 @@ class CardArenaState(pyspiel.State):
 
     def current_player(self) -> int:
         m = self._m
-        if m.engine is None:
-            return pyspiel.PlayerId.CHANCE
-        if m.engine.is_over() or m.length >= self._game.length_limit:
-            return pyspiel.PlayerId.TERMINAL
-        seats = self._to_act()
-        if len(seats) == 1 or self._game.turn_based:
-            return seats[0]
-        return pyspiel.PlayerId.SIMULTANEOUS
+        player = m.player
+        if player is None:
+            if m.engine is None:
+                player = CHANCE
+            elif m.engine.is_over() or m.length >= self._game.length_limit:
+                player = TERMINAL
+            else:
+                seats = self._to_act()
+                player = seats[0] if len(seats) == 1 or self._game.turn_based else SIMULTANEOUS
+            m.player = player
+        return player
 
     def is_terminal(self) -> bool:
-        return self.current_player() == pyspiel.PlayerId.TERMINAL
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def is_simultaneous_node(self) -> bool:
+        return self.current_player() == SIMULTANEOUS
 
     # ----- actions ----------------------------------------------------------------------------
     def _legal_map(self, seat: int) -> dict[int, Any]:
@@ -273,10 +285,16 @@ class CardArenaState(pyspiel.State):
                 legal = {}
             else:
                 actions = engine.legal_actions(seat)
-                ids = self._game.codec.ids([engine.action_json(a) for a in actions])
-                legal = dict(zip(ids, actions))
+                legal = dict(zip(self._game.codec.engine_ids(engine, actions), actions))
             m.legal[seat] = legal
         return legal
+
+    def _legal_ids(self, seat: int) -> list[int]:
+        """The seat's legal ids, increasing (shared: copy before handing out)."""
+        ids = self._m.ids.get(seat)
+        if ids is None:
+            ids = self._m.ids[seat] = sorted(self._legal_map(seat))
+        return ids
 
     def _engine_action(self, seat: int, action_id: int) -> Any:
         try:
@@ -285,9 +303,23 @@ class CardArenaState(pyspiel.State):
             raise ValueError(f"{self._game.game_id}: seat {seat}: action id {action_id} is not legal now") from None
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self.current_player() not in (player, pyspiel.PlayerId.SIMULTANEOUS):
+        if self.current_player() not in (player, SIMULTANEOUS):
             return []
-        return sorted(self._legal_map(player))
+        return list(self._legal_ids(player))
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's ``legal_actions`` (the player to act's, or ``player``'s): the same ids,
+        answered here for a seat rather than through OpenSpiel's C++ and back."""
+        current = self.current_player()
+        if player is None:
+            if current < 0:
+                return pyspiel.State.legal_actions(self)
+            player = current
+        elif type(player) is not int or not 0 <= player < self._game.players or current == CHANCE:
+            return pyspiel.State.legal_actions(self, player)
+        if current == player or current == SIMULTANEOUS:
+            return list(self._legal_ids(player))
+        return []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self._game.deals
@@ -302,21 +334,21 @@ class CardArenaState(pyspiel.State):
         seat = self.current_player()
         chosen = self._engine_action(seat, action)
         m.length += 1
-        m.changed()
         if len(m.engine.to_act()) == 1:
             m.engine.apply({seat: chosen})
-            return
-        m.sealed[seat] = chosen  # turn_based: sealed until the last seat has chosen
-        if not self._to_act():
-            sealed, m.sealed = m.sealed, {}
-            m.engine.apply(sealed)
+        else:
+            m.sealed[seat] = chosen  # turn_based: sealed until the last seat has chosen
+            if not self._to_act():
+                sealed, m.sealed = m.sealed, {}
+                m.engine.apply(sealed)
+        m.changed()
 
     def _apply_actions(self, actions: list[int]) -> None:
         m = self._m
         chosen = {s: self._engine_action(s, actions[s]) for s in m.engine.to_act()}
         m.length += 1
-        m.changed()
         m.engine.apply(chosen)
+        m.changed()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -342,14 +374,41 @@ class CardArenaState(pyspiel.State):
         return None if view is None else plain_copy(view)
 
     def _view(self, seat: int) -> dict | None:
-        """The view built once a step, read (never changed) by the observer and the string."""
+        """The view built once a step, read (never changed) by the observer and the string. In
+        a sealed step the views of every seat to choose are built together (``engine.views``:
+        the parts they share are built once)."""
         m = self._m
         if m.engine is None:
             return None
         view = m.views.get(seat)
         if view is None:
-            view = m.views[seat] = m.engine.view(seat)
+            seats = m.engine.to_act()
+            if len(seats) > 1 and seat in seats:
+                m.views.update(m.engine.views(seats))
+                view = m.views[seat]
+            else:
+                view = m.views[seat] = m.engine.view(seat)
         return view
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``observation_tensor`` (the player to act's, or ``player``'s): the same
+        list, made here from the codec's entries rather than through OpenSpiel's C++ observer."""
+        return self._tensor(pyspiel.State.observation_tensor, player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``information_state_tensor``: the observation tensor (see Observations)."""
+        return self._tensor(pyspiel.State.information_state_tensor, player)
+
+    def _tensor(self, pyspiel_tensor, player: int | None) -> list[float]:
+        if player is None:
+            player = self.current_player()
+            if player < 0:
+                return pyspiel_tensor(self)
+        elif type(player) is not int or not 0 <= player < self._game.players:
+            return pyspiel_tensor(self, player)
+        view = self._view(player)
+        codec = self._game.codec
+        return [0.0] * codec.size if view is None else codec.tensor_list(view)
 
     def view_text(self, seat: int) -> str:
         """The seat's view, a line a key (``hand: ["7♠","9♥"]``: its JSON, cards as their text);
@@ -380,10 +439,10 @@ class CardArenaState(pyspiel.State):
             return new
         rng = random.Random(int(probability_sampler() * 2**53))
         m.engine = m.engine.resample_hidden(player_id, rng)
-        m.changed()
         for seat in m.sealed:
             if seat != player_id:
                 m.sealed[seat] = rng.choice(m.engine.legal_actions(seat))
+        m.changed()
         return new
 
     def __reduce__(self):
@@ -417,10 +476,9 @@ class CardArenaObserver:
 
     def set_from(self, state: CardArenaState, player: int) -> None:
         view = state._view(player)
-        if view is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = self.codec.observe(view).ravel()
+        self.tensor.fill(0.0)
+        if view is not None:
+            self.codec.observe_into(view, self.tensor)
 
     def string_from(self, state: CardArenaState, player: int) -> str:
         return state.view_text(player)

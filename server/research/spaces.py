@@ -10,6 +10,8 @@ every action the game can ever offer has an id in ``range(num_actions)``; two le
 one decision never share an id, and :meth:`Codec.pick` finds the legal action of an id;
 ``observe(view)`` is a finite float32 array of ``observation_shape``, its parts named by
 ``layout()``; ``mask(actions_json)`` is 1 exactly at the ids of the legal actions.
+:meth:`Codec.engine_ids` gives the ids of an engine's own actions in-process, remembered per
+action (an engine's ``action_json`` is a function of the action alone).
 
 Game codecs are registered by game id in ``CODEC_MODULES`` (module ``cardarena.research.codec_<x>``
 defines ``CODEC``, a class or a dict of them by game id); :func:`codec` makes one. The rewards of a
@@ -21,7 +23,9 @@ Design notes and measurements: docs/research.md (spaces).
 from __future__ import annotations
 
 import importlib
+import threading
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -38,6 +42,94 @@ CODEC_MODULES: dict[str, str] = {
     "three-thirteen": "codec_three_thirteen",
 }
 
+#: engine actions whose ids a codec remembers at most (then it starts again)
+MEMO_LIMIT = 1 << 16
+
+
+#: how many items a Tally looks back from the end of a list for the start it shares with the last
+LOOK_BACK = 6
+
+
+class Tally:
+    """A codec's counts of the cells of a view's list that changes at its end only (a round's
+    discards, its discard pile, its shows), kept per seat: ``entries`` gives the cells and their
+    values as counting every item would, counting only the items added or taken away since the
+    list that seat's last view (in this thread) held, when the two lists start alike up to their
+    last few items, and every item otherwise.
+
+    ``cells(seat, *slices)``: the cells of the items of slices of the list(s), as ``seat`` sees
+    them (an item may have several); ``values[i][k]``: what ``k`` items at cell ``i`` add up to.
+    Lists are compared by value, and what it keeps are copies of them, never the view's (items
+    the engines share between views, such as a round's shows, they never change)."""
+
+    __slots__ = ("cells", "values", "_kept")
+
+    def __init__(self, cells, values):
+        self.cells = cells
+        self.values = values
+        self._kept: dict[tuple[int, int], tuple] = {}  # (thread, seat) → (lists, at, val, slot, counts)
+
+    def entries(self, seat: int, *lists: list) -> tuple[list[int], list[float]]:
+        """(cells, values) of the items of ``lists`` (parallel lists: item j is their j-th
+        elements), each cell once. The lists returned are kept: copy them at once."""
+        key = (threading.get_ident(), seat)
+        kept = self._kept.get(key)
+        if kept is not None:
+            seen, at, val, slot, counts = kept
+            old, new = len(seen[0]), len(lists[0])
+            common = min(old, new)  # the items both lists start with: at most a few less
+            for _ in range(LOOK_BACK):
+                if common and all(a[:common] == b[:common] for a, b in zip(lists, seen)):
+                    if old > common:
+                        self._remove(self.cells(seat, *(b[common:] for b in seen)), at, val, slot, counts)
+                    if new > common:
+                        self._add(self.cells(seat, *(a[common:] for a in lists)), at, val, slot, counts)
+                    if old != common or new != common:
+                        self._kept[key] = ([list(a) for a in lists], at, val, slot, counts)
+                    return at, val
+                common -= 1
+        at, val, slot, counts = [], [], {}, {}
+        self._add(self.cells(seat, *lists), at, val, slot, counts)
+        if len(self._kept) > 256:
+            self._kept.clear()
+        self._kept[key] = ([list(a) for a in lists], at, val, slot, counts)
+        return at, val
+
+    def __getstate__(self) -> tuple:
+        return self.cells, self.values  # what it kept is this process's, its threads'
+
+    def __setstate__(self, state: tuple) -> None:
+        self.cells, self.values = state
+        self._kept = {}
+
+    def _add(self, cells, at: list[int], val: list[float], slot: dict[int, int], counts: dict[int, int]) -> None:
+        values = self.values
+        for i in cells:
+            k = counts.get(i, 0) + 1
+            counts[i] = k
+            j = slot.get(i)
+            if j is None:
+                slot[i] = len(at)
+                at.append(i)
+                val.append(values[i][k])
+            else:
+                val[j] = values[i][k]
+
+    def _remove(self, cells, at: list[int], val: list[float], slot: dict[int, int], counts: dict[int, int]) -> None:
+        values = self.values
+        for i in cells:
+            k = counts[i] - 1
+            if k:
+                counts[i] = k
+                val[slot[i]] = values[i][k]
+            else:  # the cell's last item: its entry goes, the last entry takes its place
+                del counts[i]
+                j = slot.pop(i)
+                last, value = at.pop(), val.pop()
+                if j < len(at):
+                    at[j], val[j] = last, value
+                    slot[last] = j
+
 
 class Codec(ABC):
     """Action ids and observation tensors of one game at one player count and set of options."""
@@ -51,6 +143,7 @@ class Codec(ABC):
             raise PlayerCountError(f"{self.game_id} is for {cls.min_players}–{cls.max_players} players, not {players}")
         self.players = players
         self.options = cls.parse_options(options or {})
+        self._ids_of: dict[Any, int] = {}  # engine action → id (engine_ids)
 
     # ----- actions ----------------------------------------------------------------------------
     num_actions: int
@@ -69,6 +162,25 @@ class Codec(ABC):
         """The ids of a decision's legal actions, in their order."""
         return [self.action_id(a) for a in actions_json]
 
+    def engine_ids(self, game: Any, actions: Sequence[Any]) -> list[int]:
+        """The ids of an engine's legal actions, in their order: ``action_id(game.action_json(a))``,
+        remembered per action (the engines' ``action_json`` is a function of the action alone,
+        and their actions are hashable tuples)."""
+        known = self._ids_of
+        try:
+            return [known[a] for a in actions]
+        except KeyError:
+            pass
+        if len(known) > MEMO_LIMIT:
+            known.clear()
+        ids = []
+        for a in actions:
+            i = known.get(a)
+            if i is None:
+                i = known[a] = self.action_id(game.action_json(a))
+            ids.append(i)
+        return ids
+
     def mask(self, actions_json: Sequence[Mapping]) -> np.ndarray:
         m = np.zeros(self.num_actions, dtype=np.int8)
         m[self.ids(actions_json)] = 1
@@ -85,9 +197,40 @@ class Codec(ABC):
     # ----- observations -----------------------------------------------------------------------
     observation_shape: tuple[int, ...]
 
-    @abstractmethod
+    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
+        """The view's tensor, flat, as ``(ones, at, values)``: the indices that hold 1 (an index
+        may come twice), and the indices ``at`` (each once, none among ``ones``) that hold
+        ``values``; every other value is 0. A game's codec implements this (or :meth:`observe`);
+        the tensor's forms below are made from it."""
+        if type(self).observe is Codec.observe:
+            raise NotImplementedError(f"{type(self).__name__} implements neither encode nor observe")
+        tensor = self.observe(view).ravel()
+        at = np.flatnonzero(tensor)
+        return [], at.tolist(), tensor[at].tolist()
+
     def observe(self, view: Mapping) -> np.ndarray:
         """The view as a float32 array of :attr:`observation_shape`."""
+        out = np.zeros(self.observation_shape, dtype=np.float32)
+        self.observe_into(view, out.reshape(-1))
+        return out
+
+    def observe_into(self, view: Mapping, out: np.ndarray) -> None:
+        """Writes the view's tensor into ``out``, a flat float32 array of zeros of its size."""
+        ones, at, values = self.encode(view)
+        if ones:
+            out.put(ones, 1.0)
+        if at:
+            out.put(at, values)
+
+    def tensor_list(self, view: Mapping) -> list[float]:
+        """The flat tensor as a list of floats, each a float32 value (OpenSpiel's tensors)."""
+        ones, at, values = self.encode(view)
+        out = [0.0] * self.size
+        for i in ones:
+            out[i] = 1.0
+        for i, v in zip(at, array("f", values).tolist()):
+            out[i] = v
+        return out
 
     def _lay_out(self, parts: Sequence[tuple[str, int]]) -> None:
         """Set the tensor's parts, (name, length) in order: ``_parts``, ``_start`` (name → first
