@@ -148,6 +148,18 @@ RayOpt = Annotated[Optional[str], typer.Option(
          "HOST:PORT (a cluster's head), ray://HOST:PORT (Ray Client). Without it they play in this process.")]
 
 
+def _announce(spec, names, plans, settings: dict, where: str) -> None:
+    """The league's first lines: who plays how often, and where (its bots' logs, or Ray)."""
+    from ..schedule import describe
+    plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
+    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
+    if spec.seed is not None:
+        err.print(f"league: organizer-seeded (--seed {spec.seed}): whoever knows the seed knows every hand",
+                  markup=False)
+    err.print(f"league: {spec.game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, len(plans))}"
+              f"; {each}; {where}", markup=False)
+
+
 @league_app.command("run")
 def league_run(
     game: Annotated[str, typer.Option("--game", help="Game id (see `cardarena games`).")],
@@ -243,9 +255,7 @@ def league_run(
                                        "another seed")
         return _league_remote(server, spec, bots, log_dir)
     plans = league_plans(spec)
-    from ..schedule import describe
     total = len(plans)
-    plays = sorted(set(describe(plans, names, spec.seats)["plays"].values()))
     league_log = new_log_dir(log_dir, "league")
     make_log_dir(bots, league_log)
     ledger = open_ledger(db)
@@ -253,12 +263,7 @@ def league_run(
     from ..league import league_settings, time_control
     from ..referee import TimeControl
     settings = league_settings(spec, time_control(spec, TimeControl()))
-    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
-    if spec.seed is not None:
-        err.print(f"league: organizer-seeded (--seed {spec.seed}): whoever knows the seed knows every hand",
-                  markup=False)
-    err.print(f"league: {game}, {len(names)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
-              f"; {each}; bot logs in {league_log}", markup=False)
+    _announce(spec, names, plans, settings, f"bot logs in {league_log}")
 
     async def play(referee, ledger_, progress, stats, programs):
         from ..league import run_league
@@ -716,21 +721,14 @@ def _league_run_in_process(spec, bots, ray: str | None, db: str, lease: float) -
     its matches played in this process or on Ray (cardarena.research.ray_league)."""
     from ..league import league_plans, league_settings, time_control
     from ..referee import TimeControl
-    from ..schedule import describe
     loaded = _load_python_bots(bots, [f"{n}={c}" for n, c in bots])
     _connect_ray(ray)
     plans = league_plans(spec)
     total = len(plans)
-    plays = sorted(set(describe(plans, spec.bots, spec.seats)["plays"].values()))
     ledger = open_ledger(db)
     _register_bots(ledger, bots)
     settings = league_settings(spec, time_control(spec, TimeControl()))
-    each = f"every bot plays {plays[0]} matches" if len(plays) == 1 else f"bots play {plays[0]}–{plays[-1]} matches"
-    if spec.seed is not None:
-        err.print(f"league: organizer-seeded (--seed {spec.seed}): whoever knows the seed knows every hand",
-                  markup=False)
-    err.print(f"league: {spec.game}, {len(spec.bots)} bots, tables of {spec.seats}, {_schedule_line(settings, total)}"
-              f"; {each}; {_where(ray)}", markup=False)
+    _announce(spec, spec.bots, plans, settings, _where(ray))
 
     async def play(referee, ledger_, progress, stats, programs):
         from ..league import run_league
