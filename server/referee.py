@@ -139,7 +139,7 @@ class Link:
         """Queue a message (or one already in wire format) for the bot; dropped once closed."""
         if self.closed:
             return
-        self._bytes += len(msg) if isinstance(msg, bytes) else msg.ByteSize()
+        self._bytes += len(msg) if type(msg) is bytes else msg.ByteSize()
         if len(self._out) >= self.max_messages or self._bytes > self.max_bytes:
             self.abort(f"the bot does not read its stream: {len(self._out)} messages "
                        f"({self._bytes // 1024} KiB) waiting", cut=True)
@@ -173,7 +173,7 @@ class Link:
             await self._wake
         msg = self._out.popleft()
         if msg is not None:
-            self._bytes -= len(msg) if isinstance(msg, bytes) else msg.ByteSize()
+            self._bytes -= len(msg) if type(msg) is bytes else msg.ByteSize()
         return msg
 
 
@@ -230,19 +230,18 @@ class Pending:
 
 class _Wait:
     """The decisions of one step, waited for together: the match wakes once, when the last of
-    them has its answer or its deadline has passed, and one timer serves all their deadlines
-    (it fires at the earliest one still open, expires what is due, and re-arms). Decisions of a
-    bot that is away have no deadline: only an answer or the seat's forfeit resolves them."""
+    them has its answer or its deadline has passed (the match's :class:`_Clock` expires them).
+    Decisions of a bot that is away have no deadline: only an answer or the seat's forfeit
+    resolves them."""
 
-    __slots__ = ("loop", "future", "left", "pending", "timer", "armed_at")
+    __slots__ = ("loop", "future", "left", "pending", "clock")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop):
+    def __init__(self, loop: asyncio.AbstractEventLoop, clock: "_Clock"):
         self.loop = loop
         self.future = loop.create_future()
         self.left = 0
         self.pending: list[Pending] = []
-        self.timer: asyncio.TimerHandle | None = None
-        self.armed_at = math.inf
+        self.clock = clock
 
     def add(self, p: Pending) -> None:
         self.pending.append(p)
@@ -253,44 +252,58 @@ class _Wait:
         if self.left <= 0 and not self.future.done():
             self.future.set_result(None)
 
-    def arm(self) -> None:
-        open_ = [p.deadline for p in self.pending if p.answer is _UNSET and p.deadline < math.inf]
-        if open_:
-            self.armed_at = min(open_)
-            self.timer = self.loop.call_at(self.armed_at, self._fire)
-
     def rearm(self) -> None:
-        """A deadline changed: make sure the timer fires by the earliest one."""
-        if self.future.done():
-            return
-        if self.timer is not None:
-            if self.armed_at <= min(p.deadline for p in self.pending if p.answer is _UNSET):
-                return
-            self.timer.cancel()
-            self.timer = None
-        self.arm()
-
-    def _fire(self) -> None:
-        self.timer = None
-        self.armed_at = math.inf
-        now = self.loop.time()
-        for p in self.pending:
-            if p.answer is _UNSET and p.deadline <= now + 1e-6:
-                p.resolve(_EXPIRED, now)
-        if self.left > 0:
-            self.arm()
+        """A deadline changed: make sure the clock fires by the earliest one."""
+        if not self.future.done():
+            self.clock.arm(self)
 
     async def __call__(self) -> None:
         """Wait until every decision of the step is resolved."""
         if self.left > 0:
-            if self.timer is None:
-                self.arm()
-            try:
-                await self.future
-            finally:
-                self.close()
+            self.clock.arm(self)
+            await self.future
 
-    def close(self) -> None:
+
+class _Clock:
+    """One timer for all the deadlines of a match, step after step: it fires at the earliest
+    deadline still open in the step being waited for, expires what is due, and re-arms. A step
+    that ends before its deadlines leaves the timer be: the next step's deadlines are later,
+    so the timer fires early, finds nothing due and re-arms for them (cheaper than a timer made
+    and cancelled at every step)."""
+
+    __slots__ = ("loop", "timer", "at", "wait")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.timer: asyncio.TimerHandle | None = None
+        self.at = math.inf
+        self.wait: _Wait | None = None
+
+    def arm(self, wait: _Wait) -> None:
+        self.wait = wait
+        earliest = min([p.deadline for p in wait.pending if p.answer is _UNSET], default=math.inf)
+        if earliest == math.inf or (self.timer is not None and self.at <= earliest):
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.at = earliest
+        self.timer = self.loop.call_at(earliest, self._fire)
+
+    def _fire(self) -> None:
+        self.timer = None
+        self.at = math.inf
+        wait = self.wait
+        if wait is None or wait.future.done():
+            return
+        now = self.loop.time()
+        for p in wait.pending:
+            if p.answer is _UNSET and p.deadline <= now + 1e-6:
+                p.resolve(_EXPIRED, now)
+        if wait.left > 0:
+            self.arm(wait)
+
+    def stop(self) -> None:
+        self.wait = None
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
@@ -606,23 +619,29 @@ class Referee:
                 on_events(match, [ev for _, ev in match.log])
             self._notify("start", run, [ev for _, ev in match.log])
             loop = asyncio.get_running_loop()
+            clock = run.clock = _Clock(loop)
+            forfeited, send, collect, notify = run.forfeited, self._send, self._collect, self._notify
             while not match.is_over():
                 seats = match.to_act()
                 # every seat to act gets its decision at once (sealed, simultaneous moves);
                 # each has its own clock; once all are answered or past their deadlines, the
                 # answers are judged in seat order
-                wait = _Wait(loop)
-                live = [s for s in seats if not run.forfeited[s]]  # a forfeited seat is not asked
-                decisions = {d.seat: d for d in match.decisions(live)} if live else {}
-                shared: dict | None = {} if len(live) > 1 else None  # parts of the views all share
-                sent = [self._send(run, decisions[s], wait, shared) if s in decisions else None for s in seats]
+                wait = _Wait(loop, clock)
+                live = [s for s in seats if not forfeited[s]]  # a forfeited seat is not asked
+                sent: dict[int, Pending] = {}
+                if live:
+                    decisions = match.decisions(live)
+                    # the parts of the views all share, encoded once
+                    shared = wire.StepViews(game, [d.view for d in decisions]) if len(decisions) > 1 else None
+                    for d in decisions:
+                        sent[d.seat] = send(run, d, wait, shared)
                 await wait()
-                choices = {s: self._collect(run, s, p) for s, p in zip(seats, sent)}
+                choices = {s: collect(run, s, sent.get(s)) for s in seats}
                 run.decisions += len(seats)
                 events = match.step(choices)
                 if on_events:
                     on_events(match, events)
-                self._notify("step", run, events)
+                notify("step", run, events)
             result = run.result = place_forfeits_last(match.result(), run.forfeited)
             shown = reveal if isinstance(reveal, bool) else await self._spent(match_id, reveal)
             proof = {"seed": str(seed), "deal_salt": salt} if shown else {}
@@ -645,6 +664,8 @@ class Referee:
                                 run.fault_log, time.monotonic() - started, run.decisions, run.latencies,
                                 salt, run.commitment)
         finally:
+            if run.clock is not None:
+                run.clock.stop()
             self._notify("end", run, [])
             del self.runs[match_id]
             for timer in run.away_timer.values():
@@ -677,20 +698,21 @@ class Referee:
                 log.exception("match %s: a watcher failed at %s; it is dropped", run.match.match_id, kind)
                 self.watchers.discard(watcher)
 
-    def _send(self, run: "_Run", d: Decision, wait: _Wait, shared: dict | None) -> Pending:
+    def _send(self, run: "_Run", d: Decision, wait: _Wait, shared: "wire.StepViews | None") -> Pending:
         """Send a seat's decision and start its clock (held, with no clock, if the bot is away)."""
-        match, tc, seat = run.match, run.tc, d.seat
+        match, seat, decision_id = run.match, d.seat, d.decision_id
+        match_id = match.match_id
         bot = run.bots[seat]
         bank = run.bank[seat]
-        time_left = tc.move_seconds + bank
-        msg = wire.decision_bytes(match.game, match.match_id, seat, d.decision_id, d.view, d.actions,
+        time_left = run.tc.move_seconds + bank
+        msg = wire.decision_bytes(match.game, match_id, seat, decision_id, d.view, d.actions,
                                   d.events, time_left, bank, run.event_cache, shared)
         link = self.links.get(bot)
-        p = Pending(match.match_id, seat, d.decision_id, len(d.actions), msg, wait, wait.loop.time(), time_left,
+        p = Pending(match_id, seat, decision_id, len(d.actions), msg, wait, wait.loop.time(), time_left,
                     away=link is None)
         wait.add(p)
-        run.sent[d.decision_id] = seat
-        self.pending[bot][(match.match_id, d.decision_id)] = p
+        run.sent[decision_id] = seat
+        self.pending[bot][(match_id, decision_id)] = p
         if link is not None:
             link.send(msg)
         return p
@@ -788,7 +810,8 @@ class _Run:
         self.expired: set[int] = set()
         self.late_told: set[int] = set()     # expired decisions whose late answer was told about
         self.decisions = 0
-        self.event_cache: dict[int, pb.Event] = {}
+        self.event_cache: dict[int, bytes] = {}  # wire.decision_bytes: each event's bytes, by its dict's id
+        self.clock: _Clock | None = None     # the timer of its deadlines (Referee.play)
         self.opts = None
         self.seen: set[str] = set()          # bots that had a stream during the match
         self.away_since: dict[str, float] = {}
