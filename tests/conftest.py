@@ -49,6 +49,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "any_ledger: the ledger is not what is tested (not marked ledger: one pass)")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its own hook)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
