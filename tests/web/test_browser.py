@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 By = pytest.importorskip("selenium.webdriver.common.by", reason="pip install 'cardarena[test]'").By
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 GAME = "sixth-card"
 PAGES = [("home", "/"), ("leaderboard", f"/games/{GAME}"), ("bot", "/bots/ada"), ("leagues", "/leagues"),
@@ -61,7 +62,9 @@ def test_a_user_filters_the_leaderboard_by_bot_name(site, browser, ledger):
     box = browser.find_element(By.CSS_SELECTOR, "form.filter input[name=q]")
     box.send_keys("A")
     box.submit()  # a plain GET form: the server filters
-    assert browser.current_url.endswith(f"/games/{GAME}?q=A")
+    # submit() does not wait for the page it asks for: wait for it (10× a loaded machine's time)
+    WebDriverWait(browser, 30).until(lambda b: b.current_url.endswith(f"/games/{GAME}?q=A")
+                                     and b.execute_script("return document.readyState") == "complete")
     lines = browser.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")
     assert [tr.find_element(By.CSS_SELECTOR, "td.bot a").text for tr in lines] == [b for b in every if "a" in b]
     ranks = [tr.find_element(By.CSS_SELECTOR, "td.rank").text for tr in lines]

@@ -353,14 +353,16 @@ def test_wrong_tokens_are_answered_429_for_a_while(hosted, serve):
 
 def test_an_owner_signs_in_and_out_in_a_browser(hosted, browser):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
     browser.get(f"{hosted.url}/bots/hal")
     browser.find_element(By.CSS_SELECTOR, 'a[href="/bots/hal/logs"]').click()
     no_secret(browser.page_source, "the sign-in form")
     box = browser.find_element(By.CSS_SELECTOR, 'form.owner input[name="token"]')
     assert box.get_attribute("type") == "password"
     box.send_keys(hosted.tokens["hal"])
-    box.submit()
-    assert browser.current_url == f"{hosted.url}/bots/hal/logs"
+    box.submit()  # which does not wait for the page it asks for: wait for it
+    WebDriverWait(browser, 30).until(lambda b: b.current_url == f"{hosted.url}/bots/hal/logs"
+                                     and b.execute_script("return document.readyState") == "complete")
     shown = [pre.text for pre in browser.find_elements(By.CSS_SELECTOR, "section.match-log pre.log")]
     assert shown[-1] == LOG["hal@1"] and LOG["hal@2"] in shown  # the text as written, not as markup
     (cookie,) = [c for c in browser.get_cookies() if c["name"] == "cardarena_owner"]
