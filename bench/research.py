@@ -17,7 +17,8 @@ game:
 - engine: ``legal_actions`` + ``apply`` (``to_act`` drives); engine+view: the same with
   ``view(seat)`` built at every decision, which every environment pays;
 - observe, mask: the codec alone, µs per ``observe(view)`` and per ``mask(actions_json)`` call,
-  over the views and legal actions of random play;
+  over the views and legal actions of random play; the codecs compiled with mypyc where ``make
+  research`` built them (a line says which ran; ``CARDARENA_CODECS=python`` runs them as Python);
 - PZ raw, PZ env: PettingZoo's loop (``agent_iter``, ``last``, ``action_space(agent).sample
   (action_mask)``, ``step``; the loop in cardarena.research.pettingzoo's docstring) through
   ``raw_env`` (no wrappers) and through ``env`` (PettingZoo's classic-game wrappers);
@@ -495,6 +496,13 @@ def floor_lines(rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def codecs_line() -> str:
+    """Whether the codecs ran compiled (``make research``) or as Python, and why."""
+    from cardarena.research import compiled
+
+    return compiled.why()
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", action="append", choices=GAMES, help="only these games (default: all five)")
@@ -542,6 +550,7 @@ def main(argv: list[str] | None = None) -> None:
         for which, clock in ((0, "CPU"), (1, "wall")):
             print(f"reference games (seats), the same loops, decisions/s by {clock} time:")
             print("\n".join(table(titled, ("OpenSpiel", "OS+tensor", "env.step"), which, first=30)))
+    print(codecs_line())
     deal = attempt(lambda: deal_ms(chosen[0], args.players, options[chosen[0]]))
     if deal != NOT_INSTALLED:
         print(f"OpenSpiel columns: the deal is one chance node of {deal[1]:,} outcomes (the seeds), dealt as "

@@ -42,24 +42,19 @@ Design notes and measurements: docs/research.md (codec_show_scout).
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from itertools import chain
-from operator import getitem, itemgetter
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from cardarena.research import compiled
 from cardarena.server.games import scout, scouting
 from cardarena.server.games.show_scout import UNKNOWN
 
-from .spaces import Codec, Tally
+from .spaces import Codec, Tally, python_class
 
 ENDS = ("left", "right")
 KINDS = ("single", "set", "run")
 PHASES = ("flip", "play", "over")
 SEAT_STATE = 10
-#: what seat_state reads of a seat
-_SEAT = itemgetter("seat", "hand_size", "captured", "scout_chips", "scout_and_show_used", "turned_hand", "score",
-                   "round_scores")
 
 
 def largest_hand(players: int, dealt: int) -> int:
@@ -67,6 +62,7 @@ def largest_hand(players: int, dealt: int) -> int:
     return players * dealt - (players - 1)
 
 
+@python_class
 class ShowScoutCodec(Codec):
     """The codec both games share; a subclass names its game, cards and bounds."""
 
@@ -116,7 +112,7 @@ class ShowScoutCodec(Codec):
             total += per
             per_copy.append(total)
         values = [per_copy] * self.size  # read at the shown slots only
-        self._shown = Tally(self._shown_cells, values)
+        self._shown = Tally(self, "_shown_cells", values)
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -146,64 +142,97 @@ class ShowScoutCodec(Codec):
                 {"end": ENDS[end], "turned": bool(turned), "position": position}}
 
     # ----- observations -----------------------------------------------------------------------
-    def _shown_cells(self, me: int, shows: list[dict]):
+    def _shown_cells(self, me: int, shows: list[dict[str, Any]]) -> list[int]:
         """The slots of the values of ``shows``, as seat ``me`` sees them."""
-        rel, shown_at = self._rel[me], self._shown_at
+        rel: dict[int, int] = self._rel[me]
+        shown_at: list[dict[int, int]] = self._shown_at
+        cells: list[int] = []
         for s in shows:
-            yield from map(shown_at[rel[s["seat"]]].__getitem__, s["values"])
+            seat: int = s["seat"]
+            at = shown_at[rel[seat]]
+            for v in s["values"]:
+                cells.append(at[v])
+        return cells
 
-    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
-        st, n, M, C = self._start, self.players, self.max_hand, self.LONGEST_SHOW
-        me = view["seat"]
-        rel = self._rel[me]
+    def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
+        # typed for the compiled build (compile_codecs.py)
+        st: dict[str, int] = self._start
+        n: int = self.players
+        M: int = self.max_hand
+        C: int = self.LONGEST_SHOW
+        me: int = view["seat"]
+        rel: dict[int, int] = self._rel[me]
         # the hand's and the table's cells, slot by slot: [slot][card] → the card's cells there
-        ones = list(chain.from_iterable(map(getitem, self._hand_cells, view["hand"])))
-        table = view["table"]
-        ones += chain.from_iterable(map(getitem, self._table_cells, table["cards"]))
+        ones: list[int] = []
+        hand_cells: list[dict[str, tuple[int, ...]]] = self._hand_cells
+        i = 0
+        for c in view["hand"]:
+            ones += hand_cells[i][c]
+            i += 1
+        table: dict[str, Any] = view["table"]
+        table_cards: list[str] = table["cards"]
+        table_cells: list[dict[str, tuple[int, ...]]] = self._table_cells
+        i = 0
+        for c in table_cards:
+            ones += table_cells[i][c]
+            i += 1
         info_at = st["table_info"]
-        owner = table["owner"]
+        owner: int = table["owner"]
         if owner >= 0:
             ones.append(info_at + rel[owner])
         if table["kind"]:
             ones.append(info_at + n + KINDS.index(table["kind"]))
-        seats = view["seats"]
-        known_cells = self._known_cells
+        seats: list[dict[str, Any]] = view["seats"]
+        known_cells: list[list[dict[str, tuple[int, ...]]]] = self._known_cells
         for info in seats:
-            cards = info["known"]
+            cards: list[str] = info["known"]
             if cards.count(UNKNOWN) < len(cards):
-                ones += chain.from_iterable(map(getitem, known_cells[rel[info["seat"]]], cards))
+                seat: int = info["seat"]
+                cells = known_cells[rel[seat]]
+                i = 0
+                for c in cards:
+                    ones += cells[i][c]
+                    i += 1
         ones.append(self._phase_at[view["phase"]])
         clock = st["clock"]
-        at = [info_at + n + 3, clock + 3, clock + 4, clock + 5]
-        val = [len(table["cards"]) / C, view["round"] / view["rounds"], view["round_actions"] / view["action_cap"],
-               view["scout_and_show_in_progress"]]
+        at: list[int] = [info_at + n + 3, clock + 3, clock + 4, clock + 5]
+        val: list[float] = [len(table_cards) / C, view["round"] / view["rounds"],
+                            view["round_actions"] / view["action_cap"], view["scout_and_show_in_progress"]]
         # the values each seat showed this round: a copy counts 1 / VALUE_COPIES (the round's
         # shows only grow, and views share them: counted by what was added, Tally)
-        shows = view["shows"]
+        shows: list[dict[str, Any]] = view["shows"]
+        per_seat = [0] * n  # shows by relative seat
         if shows:
             shown = self._shown.entries(me, shows)
             at += shown[0]
             val += shown[1]
-            per_seat = Counter(map(itemgetter("seat"), shows))
-            shows = [per_seat[(me + k) % n] for k in range(n)]
-        else:
-            shows = [0] * n
-        start, turn = view["start_seat"], view["turn"]
+            for x in shows:
+                seat = x["seat"]
+                per_seat[rel[seat]] += 1
+        start: int = view["start_seat"]
+        turn: int = view["turn"]
         state, scores = st["seat_state"], st["round_scores"]
         scale = 1 / self.in_play
-        for s, size, captured, chips, used, turned, score, rs in map(_SEAT, seats):
+        for info in seats:
+            s: int = info["seat"]
             k = rel[s]
             first = state + k * SEAT_STATE
-            at += range(first, first + SEAT_STATE)
-            val += (size / M, captured * scale, chips * scale, used, turned, score * scale,
-                    start == s, turn == s, owner == s, min(shows[k] / 10, 1.0))
+            for j in range(first, first + SEAT_STATE):
+                at.append(j)
+            val += (info["hand_size"] / M, info["captured"] * scale, info["scout_chips"] * scale,
+                    info["scout_and_show_used"], info["turned_hand"], info["score"] * scale,
+                    start == s, turn == s, owner == s, min(per_seat[k] / 10, 1.0))
+            rs: list[Any] = info["round_scores"]
             if rs:
                 first = scores + k * n
-                at += range(first, first + len(rs))
-                val += [x * scale for x in rs]
+                for j in range(first, first + len(rs)):
+                    at.append(j)
+                for score in rs:
+                    val.append(score * scale)
         return ones, at, val
 
 
+@python_class
 class ScoutingCodec(ShowScoutCodec):
     game_id = "scouting"
     LONGEST_SHOW = 12
@@ -215,6 +244,7 @@ class ScoutingCodec(ShowScoutCodec):
     CELLS = {scouting.Scouting.TEXT[c]: (scouting.Scouting.VALUE[c] - 1,) for c in scouting.DECK}
 
 
+@python_class
 class ScoutCodec(ShowScoutCodec):
     game_id = "scout"
     LONGEST_SHOW = 10
@@ -230,3 +260,7 @@ class ScoutCodec(ShowScoutCodec):
 
 
 CODEC = {"scouting": ScoutingCodec, "scout": ScoutCodec}
+
+
+# the compiled build of this module in its place, if it is current (compiled.py)
+compiled.take(__name__)

@@ -40,12 +40,13 @@ Design notes and measurements: docs/research.md (codec_sixth_card).
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
+from cardarena.research import compiled
 from cardarena.server.games.cards import CARD_TEXT
 
-from .spaces import Codec
+from .spaces import Codec, python_class
 
 CARDS = 52
 ROWS = 4
@@ -57,6 +58,7 @@ REASONS = ("too_low", "twin_rows")
 CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT[:CARDS])}
 
 
+@python_class
 class SixthCardCodec(Codec):
     game_id = "sixth-card"
     num_actions = CARDS + ROWS
@@ -99,53 +101,76 @@ class SixthCardCodec(Codec):
         return {"row": action_id - ROW_ACTION}
 
     # ----- observations -----------------------------------------------------------------------
-    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
+    def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
         # every copy of a card goes to ``copies`` (with two decks, twins add up: counted at the
-        # end), the one-hot parts to ``ones``, the rest to (at, val)
-        st, n = self._start, self.players
-        me = view["seat"]
-        phase = view["phase"]
-        ones = [self._phase_at[phase], st["dealer"] + (view["dealer"] - me) % n]
+        # end), the one-hot parts to ``ones``, the rest to (at, val); typed for the compiled
+        # build (compile_codecs.py)
+        st: dict[str, int] = self._start
+        n: int = self.players
+        me: int = view["seat"]
+        phase: str = view["phase"]
+        dealer: int = view["dealer"]
+        ones: list[int] = [self._phase_at[phase], st["dealer"] + (dealer - me) % n]
         clock, length, points = st["clock"], st["row_length"], st["row_points"]
-        at = [0, 1, clock, clock + 1, length, length + 1, length + 2, length + 3,
-              points, points + 1, points + 2, points + 3]
-        rows = view["rows"]
-        val = [n / 10, self.decks / 2, view["round"] / 10, view["turn"] / 10]
-        val += [len(row["cards"]) / ROW_LIMIT for row in rows]
-        val += [row["points"] / 25 for row in rows]
-        copies = list(map(self._hand_at.__getitem__, view["hand"]))
+        at: list[int] = [0, 1, clock, clock + 1, length, length + 1, length + 2, length + 3,
+                         points, points + 1, points + 2, points + 3]
+        rows: list[dict[str, Any]] = view["rows"]
+        val: list[float] = [n / 10, self.decks / 2, view["round"] / 10, view["turn"] / 10]
+        for row in rows:
+            val.append(len(row["cards"]) / ROW_LIMIT)
+        for row in rows:
+            val.append(row["points"] / 25)
+        hand_at: dict[str, int] = self._hand_at
+        copies: list[int] = [hand_at[c] for c in view["hand"]]
+        row_at: list[dict[str, int]] = self._row_at
+        end_at: list[dict[str, int]] = self._end_at
         for i, row in enumerate(rows):
-            cards = row["cards"]
+            cards: list[str] = row["cards"]
             if cards:
-                copies += map(self._row_at[i].__getitem__, cards)
-                ones.append(self._end_at[i][cards[-1]])
+                cells = row_at[i]
+                for c in cards:
+                    copies.append(cells[c])
+                ones.append(end_at[i][cards[-1]])
         pts, totals = st["points"], st["totals"]
         scale = 1.0 / self.options["end_score"]
-        seats = view["seats"]
-        played_at, pile_at = self._played_at, self._pile_at
+        seats: list[dict[str, Any]] = view["seats"]
+        played_at: list[dict[str, int]] = self._played_at
+        pile_at: list[dict[str, int]] = self._pile_at
         for k in range(n):
             info = seats[(me + k) % n]
-            copies += map(played_at[k].__getitem__, info["played"])
-            if info["pile"]:
-                copies += map(pile_at[k].__getitem__, info["pile"])
-            at += (pts + k, totals + k)
-            val += (info["points"] * scale, info["total"] * scale)
+            cells = played_at[k]
+            for c in info["played"]:
+                copies.append(cells[c])
+            cells = pile_at[k]
+            for c in info["pile"]:
+                copies.append(cells[c])
+            at.append(pts + k)
+            at.append(totals + k)
+            val.append(info["points"] * scale)
+            val.append(info["total"] * scale)
         if phase == "row":
-            to_place = self._to_place_at
-            copies += [to_place[p["card"]] for p in view["to_place"]]
-            revealed = self._revealed_at
-            ones += [revealed[(p["seat"] - me) % n][p["card"]] for p in view["revealed"]]
+            to_place: dict[str, int] = self._to_place_at
+            for p in view["to_place"]:
+                copies.append(to_place[p["card"]])
+            revealed: list[dict[str, int]] = self._revealed_at
+            for p in view["revealed"]:
+                seat: int = p["seat"]
+                ones.append(revealed[(seat - me) % n][p["card"]])
             ones.append(self._choice_at[view["choice_card"]])
-            if view["chooser"] >= 0:
-                ones.append(st["chooser"] + (view["chooser"] - me) % n)
+            chooser: int = view["chooser"]
+            if chooser >= 0:
+                ones.append(st["chooser"] + (chooser - me) % n)
             if view["choice_reason"]:
                 ones.append(self._reason_at[view["choice_reason"]])
         if self.decks == 1:  # every card once: a copy is 1
             ones += copies
         else:  # a copy counts 0.5: sums are exact
-            counts = Counter(copies)
-            at += counts
-            val += [k * 0.5 for k in counts.values()]
+            counts: dict[int, int] = {}
+            for i in copies:
+                counts[i] = counts.get(i, 0) + 1
+            for i, k in counts.items():
+                at.append(i)
+                val.append(k * 0.5)
         return ones, at, val
 
 
@@ -155,3 +180,7 @@ def _card_cells(start: int) -> dict[str, int]:
 
 
 CODEC = SixthCardCodec
+
+
+# the compiled build of this module in its place, if it is current (compiled.py)
+compiled.take(__name__)

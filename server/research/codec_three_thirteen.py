@@ -46,15 +46,15 @@ Design notes and measurements: docs/research.md (codec_three_thirteen).
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from operator import getitem
+from typing import Any
 
 import numpy as np
 
+from cardarena.research import compiled
 from cardarena.server.games.cards import CARD_TEXT, JOKER, SUIT_SYMBOLS
 
-from .spaces import Codec, Tally
+from .spaces import Codec, Tally, python_class
 
 CODES = 53                       # 52 cards and the joker
 ROUNDS = 11
@@ -73,6 +73,7 @@ _COPIES = ("hand", "pile", "discards", "taken", "table")
 _MELDS = ("table_sets", "table_runs")
 
 
+@python_class
 class ThreeThirteenCodec(Codec):
     game_id = "three-thirteen"
     num_actions = GO_OUT + CODES
@@ -93,7 +94,7 @@ class ThreeThirteenCodec(Codec):
         # decks): _sums_at[i] lists what 0, 1, 2 … copies add up to at slot i, in float32, one
         # addition at a time (exact sums but for 3 decks' thirds and sixths)
         card, joker = _float32_sums(1.0 / self.decks), _float32_sums(1.0 / (2 * self.decks))
-        self._sums_at: list[list[float] | None] = [None] * self.size
+        self._sums_at: list[list[float]] = [[]] * self.size  # (empty where no copies are counted)
         for name, size in self._parts:
             start = self._start[name]
             if name in _COPIES:
@@ -103,7 +104,7 @@ class ThreeThirteenCodec(Codec):
                 self._sums_at[start:start + size] = [card] * size
             elif name == "upcard":  # counted with the discards, but one-hot
                 self._sums_at[start:start + size] = [[0.0] + [1.0] * 64] * size
-        self._one_copy = [0.0 if sums is None else sums[1] for sums in self._sums_at]
+        self._one_copy = [sums[1] if sums else 0.0 for sums in self._sums_at]
         # where each card lands, by part: card text → index; the discards by (text, the seat
         # that made it), relative to each seat (−1, nobody: the upcard)
         st = self._start
@@ -115,8 +116,8 @@ class ThreeThirteenCodec(Codec):
         self._taken_at = [_card_cells(st["taken"] + k * CODES) for k in range(n)]
         self._discard_at = [{(text, by): (st["upcard"] if by < 0 else st["discards"] + (by - me) % n * CODES) + c
                              for text, c in CODE.items() for by in range(-1, n)} for me in range(n)]
-        self._discards = Tally(self._discard_cells, self._sums_at)
-        self._pile = Tally(self._pile_cells, self._sums_at)
+        self._discards = Tally(self, "_discard_cells", self._sums_at)
+        self._pile = Tally(self, "_pile_cells", self._sums_at)
         self._phase_at = {p: st["phase"] + i for i, p in enumerate(PHASES)}
         # the round's one-hot and its wild cards (R2: rank r + 2, the four of it and the joker)
         self._round_ones = [[]] + [[st["round"] + r - 1, *(st["wild_cards"] + (r + 1) * 4 + i for i in range(4)),
@@ -140,70 +141,93 @@ class ThreeThirteenCodec(Codec):
         return {"go_out": CARD_TEXT[action_id - GO_OUT]}
 
     # ----- observations -----------------------------------------------------------------------
-    def _discard_cells(self, me: int, texts: list[str], by: list[int]):
+    def _discard_cells(self, me: int, texts: list[str], by: list[int]) -> list[int]:
         """The slots of discards (card, the seat that made it), as seat ``me`` sees them."""
-        return map(self._discard_at[me].__getitem__, zip(texts, by))
+        cells = self._discard_at[me]
+        return [cells[(text, seat)] for text, seat in zip(texts, by)]
 
-    def _pile_cells(self, me: int, texts: list[str]):
-        return map(self._pile_at.__getitem__, texts)
+    def _pile_cells(self, me: int, texts: list[str]) -> list[int]:
+        cells = self._pile_at
+        return [cells[text] for text in texts]
 
-    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
+    def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
         # every copy of a card goes to ``copies`` (counted at the end and scaled by _sums_at; the
-        # table's melds count there too), the one-hot parts to ``ones``, the rest to (at, val)
-        st, n = self._start, self.players
-        me = view["seat"]
-        ones = self._round_ones[view["round"]] + [self._phase_at[view["phase"]],
-                                                  st["dealer"] + (view["dealer"] - me) % n]
-        if view["turn"] >= 0 and view["phase"] != "over":
-            ones.append(st["turn"] + (view["turn"] - me) % n)
+        # table's melds count there too), the one-hot parts to ``ones``, the rest to (at, val);
+        # typed for the compiled build (compile_codecs.py)
+        st: dict[str, int] = self._start
+        n: int = self.players
+        me: int = view["seat"]
+        phase: str = view["phase"]
+        dealer: int = view["dealer"]
+        turn: int = view["turn"]
+        gone_out: int = view["gone_out"]
+        ones: list[int] = self._round_ones[view["round"]] + [self._phase_at[phase], st["dealer"] + (dealer - me) % n]
+        if turn >= 0 and phase != "over":
+            ones.append(st["turn"] + (turn - me) % n)
         if view["taken_card"]:
             ones.append(self._taken_card_at[view["taken_card"]])
-        if view["gone_out"] >= 0:
-            ones.append(st["gone_out"] + (view["gone_out"] - me) % n)
+        if gone_out >= 0:
+            ones.append(st["gone_out"] + (gone_out - me) % n)
         stock, size, totals = st["stock"], st["hand_size"], st["totals"]
-        at = [0, 1, stock, stock + 1]
-        val = [n / 8, self.decks / 4, view["stock_size"] / self.cards, view["rebuilds"] / 2]
-        copies = list(map(self._hand_at.__getitem__, view["hand"]))
-        pile = view["discard_pile"]
-        if pile:
-            ones.append(self._top_at[pile[-1]])
-        pile = self._pile.entries(me, pile)  # counted apart
+        at: list[int] = [0, 1, stock, stock + 1]
+        val: list[float] = [n / 8, self.decks / 4, view["stock_size"] / self.cards, view["rebuilds"] / 2]
+        hand_at: dict[str, int] = self._hand_at
+        copies: list[int] = [hand_at[c] for c in view["hand"]]
+        pile_texts: list[str] = view["discard_pile"]
+        if pile_texts:
+            ones.append(self._top_at[pile_texts[-1]])
+        pile = self._pile.entries(me, pile_texts)  # counted apart
         # each seat's discards in its block, relative (the upcard in its one-hot): counted apart
         discards = self._discards.entries(me, view["discards"], view["discarded_by"])
-        seats = view["seats"]
-        melded, last, taken_at = st["melded"], st["last_turn"], self._taken_at
+        seats: list[dict[str, Any]] = view["seats"]
+        melded, last = st["melded"], st["last_turn"]
+        taken_at: list[dict[str, int]] = self._taken_at
         for k in range(n):
             info = seats[(me + k) % n]
-            if info["taken"]:
-                copies += map(taken_at[k].__getitem__, info["taken"])
-            at += (size + k, totals + k)
-            val += (info["hand_size"] / MAX_HAND, info["total"] / 100)
+            taken: list[str] = info["taken"]
+            if taken:
+                cells = taken_at[k]
+                for c in taken:
+                    copies.append(cells[c])
+            at.append(size + k)
+            at.append(totals + k)
+            val.append(info["hand_size"] / MAX_HAND)
+            val.append(info["total"] / 100)
             if info["melded"]:
                 ones.append(melded + k)
             if info["last_turn"]:
                 ones.append(last + k)
-        melds = view["melds"]
+        melds: list[dict[str, Any]] = view["melds"]
         if melds:
-            table, sets, runs = self._table_at, st["table_sets"], st["table_runs"]
+            table: dict[str, int] = self._table_at
+            sets, runs = st["table_sets"], st["table_runs"]
             for m in melds:
-                copies += map(table.__getitem__, m["cards"])
+                for c in m["cards"]:
+                    copies.append(table[c])
                 if m["kind"] == "run":
                     first = runs + SUIT[m["suit"]] * RANKS - 1
-                    copies += range(first + m["low"], first + m["high"] + 1)
+                    low: int = m["low"]
+                    high: int = m["high"]
+                    for i in range(first + low, first + high + 1):
+                        copies.append(i)
                 else:
                     copies.append(sets + RANK[m["rank"]] - 1)
         at += discards[0]
         val += discards[1]
         at += pile[0]
         val += pile[1]
-        counts = Counter(copies)
+        counts: dict[int, int] = {}
+        for i in copies:
+            counts[i] = counts.get(i, 0) + 1
         at += counts
         if len(counts) == len(copies):  # one copy each
-            val += map(self._one_copy.__getitem__, copies)
+            one: list[float] = self._one_copy
+            for i in copies:
+                val.append(one[i])
         else:
-            sums = self._sums_at
+            sums: list[list[float]] = self._sums_at
             try:
-                val += map(getitem, map(sums.__getitem__, counts), counts.values())
+                val += [sums[i][k] for i, k in counts.items()]
             except IndexError:
                 val += [_sum(sums[i], k) for i, k in counts.items()]
         return ones, at, val
@@ -231,3 +255,7 @@ def _float32_sums(scale: float, most: int = 64) -> list[float]:
 
 
 CODEC = ThreeThirteenCodec
+
+
+# the compiled build of this module in its place, if it is current (compiled.py)
+compiled.take(__name__)

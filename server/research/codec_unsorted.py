@@ -44,13 +44,14 @@ Design notes and measurements: docs/research.md (codec_unsorted).
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
+from cardarena.research import compiled
 from cardarena.server.games.cards import CARD_TEXT, JOKER
 from cardarena.server.games.unsorted import DRAW_CARDS, KIND_NAME, KIND_OF_NAME, RANK, STOP_CARDS
 
-from .spaces import Codec
+from .spaces import Codec, python_class
 
 FACES = 15
 STOP_FACE, DRAW_FACE = 13, 14
@@ -82,6 +83,7 @@ def largest_hand(players: int) -> int:
     return (7 if players == 5 else 10) + 7
 
 
+@python_class
 class UnsortedCodec(Codec):
     game_id = "unsorted"
 
@@ -134,84 +136,121 @@ class UnsortedCodec(Codec):
         return {"put_drawn": {"position": p}}
 
     # ----- observations -----------------------------------------------------------------------
-    def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
-        st, n, L, face = self._start, self.players, self.max_hand, FACE
-        me = view["seat"]
-        rel = self._rel[me]
+    def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
+        # typed for the compiled build (compile_codecs.py)
+        st: dict[str, int] = self._start
+        n: int = self.players
+        L: int = self.max_hand
+        face: dict[str, int] = FACE
+        me: int = view["seat"]
+        rel: dict[int, int] = self._rel[me]
         # the one-hot cells to ``ones``, the values to (at, val); the parts where counts collide
         # (the plays' cards, the discard pile, the earlier rounds) are counted and added last
         first = st["hand"]
-        ones = [first + i * FACES + f for i, f in enumerate(map(face.__getitem__, view["hand"]))]
+        ones: list[int] = []
+        i = 0
+        for c in view["hand"]:
+            ones.append(first + i * FACES + face[c])
+            i += 1
         if view["drawn_card"]:
             ones.append(st["drawn_card"] + face[view["drawn_card"]])
         known, spares, state = st["seat_known"], st["seat_spares"], st["seat_state"]
-        leader, turn, drawer = view["leader"], view["turn"], view["drawer"]
-        still = view["still_to_act"]
-        lost = view["last_deal_losers"]
+        leader: int = view["leader"]
+        turn: int = view["turn"]
+        drawer: int = view["drawer"]
+        still: list[int] = view["still_to_act"]
+        lost: list[int] = view["last_deal_losers"]
         at: list[int] = []
         val: list[float] = []
         for info in view["seats"]:
-            s = info["seat"]
+            s: int = info["seat"]
             k = rel[s]
-            cards = info["known"]
-            if any(cards):
-                first = known + k * L * FACES
-                ones += [first + i * FACES + face[c] for i, c in enumerate(cards) if c]
-            if info["spares"]:
-                first = spares + k * 2 * FACES
-                ones += [first + i * FACES + f for i, f in enumerate(map(face.__getitem__, info["spares"]))]
+            cards: list[str] = info["known"]
+            first = known + k * L * FACES
+            i = 0
+            for c in cards:
+                if c:
+                    ones.append(first + i * FACES + face[c])
+                i += 1
+            first = spares + k * 2 * FACES
+            i = 0
+            for c in info["spares"]:
+                ones.append(first + i * FACES + face[c])
+                i += 1
             first = state + k * SEAT_STATE
-            at += range(first, first + SEAT_STATE)
+            for j in range(first, first + SEAT_STATE):
+                at.append(j)
             val += (info["chips"] / 3, info["hand_size"] / L, info["out"], info["acted"],
                     leader == s, turn == s, drawer == s, s in still, s in lost)
-        size, highest = self._play_size, view["highest"]
-        plays = view["plays"]
+        size: int = self._play_size
+        highest: int = view["highest"]
+        plays: list[dict[str, Any]] = view["plays"]
         if plays:
-            thirds = []  # the plays' cards, 1/3 a card
-            for j, p in enumerate(plays):
+            thirds: dict[int, int] = {}  # the plays' cards, 1/3 a card
+            j = 0
+            for p in plays:
                 first = st["plays"] + j * size
                 m = first + n + KINDS
-                ones += (first + rel[p["seat"]], first + n + KIND_OF_NAME[p["kind"]] - 1)
-                at += (m, m + 1, first + size - 1)
-                val += (p["number"] / NUMBERS, p["position"] / L, j == highest)
-                thirds += [m + 2 + face[c] for c in p["cards"]]
+                seat: int = p["seat"]
+                ones.append(first + rel[seat])
+                ones.append(first + n + KIND_OF_NAME[p["kind"]] - 1)
+                at.append(m)
+                at.append(m + 1)
+                at.append(first + size - 1)
+                val.append(p["number"] / NUMBERS)
+                val.append(p["position"] / L)
+                val.append(j == highest)
+                for c in p["cards"]:
+                    cell = m + 2 + face[c]
+                    thirds[cell] = thirds.get(cell, 0) + 1
+                j += 1
             if highest >= 0:
                 p = plays[highest]
                 ones.append(st["bar"] + KIND_OF_NAME[p["kind"]] - 1)
                 at.append(st["bar"] + COMBINATION_KINDS)
                 val.append(p["number"] / NUMBERS)
-            counts = Counter(thirds)
-            at += counts
-            val += [THIRDS[k] for k in counts.values()]
-        discard = view["discard"]
+            for cell, k in thirds.items():
+                at.append(cell)
+                val.append(THIRDS[k])
+        discard: list[str] = view["discard"]
         if discard:
-            counts = Counter(map(face.__getitem__, discard))
+            faces: dict[int, int] = {}
+            for c in discard:
+                f = face[c]
+                faces[f] = faces.get(f, 0) + 1
             first = st["discard"]
-            at += [first + f for f in counts]
-            val += [k * INV_COPIES[f] for f, k in counts.items()]  # halves and quarters: exact
+            for f, k in faces.items():
+                at.append(first + f)
+                val.append(k * INV_COPIES[f])  # halves and quarters: exact
         hist, stride = st["seat_history"], FACES + 2
         won = [0] * n
-        rounds = view["earlier_rounds"]
+        rounds: list[dict[str, Any]] = view["earlier_rounds"]
         if rounds:
             drawn: dict[int, float] = {}
-            quarters = []
+            quarters: dict[int, int] = {}
             for r in rounds:
-                k = rel[r["winner"]]
+                winner: int = r["winner"]
+                k = rel[winner]
                 won[k] += 1
-                i = hist + k * stride + FACES + 1
-                drawn[i] = drawn.get(i, 0.0) + r["drawn"] / 6
+                cell = hist + k * stride + FACES + 1
+                drawn[cell] = drawn.get(cell, 0.0) + r["drawn"] / 6
                 for p in r["plays"]:
-                    first = hist + rel[p["seat"]] * stride
-                    quarters += [first + face[c] for c in p["cards"]]
-            at += drawn
-            val += drawn.values()
-            counts = Counter(quarters)
-            at += counts
-            val += [k * 0.25 for k in counts.values()]
-        at += [hist + k * stride + FACES for k in range(n)]
-        val += [min(x / 10, 1.0) for x in won]
+                    seat = p["seat"]
+                    first = hist + rel[seat] * stride
+                    for c in p["cards"]:
+                        cell = first + face[c]
+                        quarters[cell] = quarters.get(cell, 0) + 1
+            for cell, x in drawn.items():
+                at.append(cell)
+                val.append(x)
+            for cell, k in quarters.items():
+                at.append(cell)
+                val.append(k * 0.25)
+        for k in range(n):
+            at.append(hist + k * stride + FACES)
+            val.append(min(won[k] / 10, 1.0))
         first = st["clock"]
-        phase = view["phase"]
+        phase: str = view["phase"]
         cap = view["max_deals"]
         ones.append(first + PHASES.index(phase))
         at += (first + 3, first + 4, first + 5, first + 6, first + 7, first + 8, first + 9)
@@ -224,3 +263,7 @@ class UnsortedCodec(Codec):
 
 
 CODEC = UnsortedCodec
+
+
+# the compiled build of this module in its place, if it is current (compiled.py)
+compiled.take(__name__)

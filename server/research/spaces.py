@@ -18,6 +18,9 @@ defines ``CODEC``, a class or a dict of them by game id); :func:`codec` makes on
 finished match, shared by the PettingZoo and OpenSpiel layers, are here too: :func:`place_rewards`
 and :func:`score_rewards`.
 
+This module and the codecs run compiled with mypyc where ``make research`` built them
+(compiled.py says which runs); the code is typed for that, and the same as Python.
+
 Design notes and measurements: docs/research.md (spaces).
 """
 from __future__ import annotations
@@ -26,11 +29,12 @@ import importlib
 import threading
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from cardarena.research import compiled
 from cardarena.server.games import Result, get as get_game
 
 #: game id → module (in this package) that defines its codec class as ``CODEC``
@@ -46,10 +50,23 @@ CODEC_MODULES: dict[str, str] = {
 MEMO_LIMIT = 1 << 16
 
 
+_T = TypeVar("_T")
+
+
+def python_class(cls: _T) -> _T:
+    """Keeps a class a Python class when mypyc compiles its module (compile_codecs.py; mypyc
+    makes native classes of the rest, but not of a class with a decorator it does not know): its
+    methods are compiled, but its attributes stay in a ``__dict__``, so ``vars()`` lists them,
+    it pickles as before, a Python class may derive from it and its methods can be replaced
+    (bench/research.py --floor)."""
+    return cls
+
+
 #: how many items a Tally looks back from the end of a list for the start it shares with the last
 LOOK_BACK = 6
 
 
+@python_class
 class Tally:
     """A codec's counts of the cells of a view's list that changes at its end only (a round's
     discards, its discard pile, its shows), kept per seat: ``entries`` gives the cells and their
@@ -57,19 +74,23 @@ class Tally:
     list that seat's last view (in this thread) held, when the two lists start alike up to their
     last few items, and every item otherwise.
 
-    ``cells(seat, *slices)``: the cells of the items of slices of the list(s), as ``seat`` sees
-    them (an item may have several); ``values[i][k]``: what ``k`` items at cell ``i`` add up to.
-    Lists are compared by value, and what it keeps are copies of them, never the view's (items
-    the engines share between views, such as a round's shows, they never change)."""
+    ``owner.<method>(seat, *slices)`` (``cells``): the cells of the items of slices of the
+    list(s), as ``seat`` sees them (an item may have several); ``values[i][k]``: what ``k`` items
+    at cell ``i`` add up to (the method is named, not given: a compiled codec's methods do not
+    pickle). Lists are compared by value, and what it keeps are copies of them, never the view's
+    (items the engines share between views, such as a round's shows, they never change)."""
 
-    __slots__ = ("cells", "values", "_kept")
+    __slots__ = ("owner", "method", "cells", "values", "_kept")
 
-    def __init__(self, cells, values):
-        self.cells = cells
+    def __init__(self, owner: object, method: str, values: Sequence[Any]):
+        self.owner, self.method = owner, method
+        self.cells: Callable[..., Iterable[int]] = getattr(owner, method)
         self.values = values
-        self._kept: dict[tuple[int, int], tuple] = {}  # (thread, seat) → (lists, at, val, slot, counts)
+        # (thread, seat) → (lists, at, val, slot, counts)
+        self._kept: dict[tuple[int, int], tuple[list[list[Any]], list[int], list[float], dict[int, int],
+                                                dict[int, int]]] = {}
 
-    def entries(self, seat: int, *lists: list) -> tuple[list[int], list[float]]:
+    def entries(self, seat: int, *lists: list[Any]) -> tuple[list[int], list[float]]:
         """(cells, values) of the items of ``lists`` (parallel lists: item j is their j-th
         elements), each cell once. The lists returned are kept: copy them at once."""
         key = (threading.get_ident(), seat)
@@ -79,11 +100,11 @@ class Tally:
             old, new = len(seen[0]), len(lists[0])
             common = min(old, new)  # the items both lists start with: at most a few less
             for _ in range(LOOK_BACK):
-                if common and all(a[:common] == b[:common] for a, b in zip(lists, seen)):
+                if common > 0 and _start_alike(lists, seen, common):
                     if old > common:
-                        self._remove(self.cells(seat, *(b[common:] for b in seen)), at, val, slot, counts)
+                        self._remove(self.cells(seat, *[b[common:] for b in seen]), at, val, slot, counts)
                     if new > common:
-                        self._add(self.cells(seat, *(a[common:] for a in lists)), at, val, slot, counts)
+                        self._add(self.cells(seat, *[a[common:] for a in lists]), at, val, slot, counts)
                     if old != common or new != common:
                         self._kept[key] = ([list(a) for a in lists], at, val, slot, counts)
                     return at, val
@@ -96,13 +117,15 @@ class Tally:
         return at, val
 
     def __getstate__(self) -> tuple:
-        return self.cells, self.values  # what it kept is this process's, its threads'
+        return self.owner, self.method, self.values  # what it kept is this process's, its threads'
 
     def __setstate__(self, state: tuple) -> None:
-        self.cells, self.values = state
+        self.owner, self.method, self.values = state
+        self.cells = getattr(self.owner, self.method)
         self._kept = {}
 
-    def _add(self, cells, at: list[int], val: list[float], slot: dict[int, int], counts: dict[int, int]) -> None:
+    def _add(self, cells: Iterable[int], at: list[int], val: list[float], slot: dict[int, int],
+             counts: dict[int, int]) -> None:
         values = self.values
         for i in cells:
             k = counts.get(i, 0) + 1
@@ -115,7 +138,8 @@ class Tally:
             else:
                 val[j] = values[i][k]
 
-    def _remove(self, cells, at: list[int], val: list[float], slot: dict[int, int], counts: dict[int, int]) -> None:
+    def _remove(self, cells: Iterable[int], at: list[int], val: list[float], slot: dict[int, int],
+                counts: dict[int, int]) -> None:
         values = self.values
         for i in cells:
             k = counts[i] - 1
@@ -131,6 +155,15 @@ class Tally:
                     slot[last] = j
 
 
+def _start_alike(lists: tuple[list[Any], ...], seen: list[list[Any]], common: int) -> bool:
+    """Whether each list's first ``common`` items are those of its kept copy."""
+    for a, b in zip(lists, seen):  # (a list that is its first items whole, not sliced)
+        if (a if len(a) == common else a[:common]) != (b if len(b) == common else b[:common]):
+            return False
+    return True
+
+
+@python_class
 class Codec(ABC):
     """Action ids and observation tensors of one game at one player count and set of options."""
 
@@ -225,11 +258,12 @@ class Codec(ABC):
     def tensor_list(self, view: Mapping) -> list[float]:
         """The flat tensor as a list of floats, each a float32 value (OpenSpiel's tensors)."""
         ones, at, values = self.encode(view)
-        out = [0.0] * self.size
+        out: list[float] = [0.0] * self.size
         for i in ones:
             out[i] = 1.0
-        for i, v in zip(at, array("f", values).tolist()):
-            out[i] = v
+        rounded: list[float] = array("f", values).tolist()
+        for j in range(len(at)):
+            out[at[j]] = rounded[j]
         return out
 
     def _lay_out(self, parts: Sequence[tuple[str, int]]) -> None:
@@ -283,3 +317,7 @@ def score_rewards(result: Result, scale: float) -> list[float]:
     """The final scores, higher is better (negated where fewer points win), divided by ``scale``."""
     sign = 1.0 if result.higher_is_better else -1.0
     return [sign * s / scale for s in result.scores]
+
+
+# the compiled build of this module in its place, if it is current (compiled.py)
+compiled.take(__name__)
