@@ -286,6 +286,19 @@ def _league_bar(title: str, total: int, done: int):
     return bar, task
 
 
+def _league_progress(state: dict, bar, task, game: str):
+    """A local league's progress callback: says once where its league is in the ledger (and how
+    to resume it), keeps ``state["league"]`` and ``state["done"]``, and moves the bar."""
+    def progress(league_id, done_, total_, match_id):
+        if state.get("league") is None:
+            state["league"] = league_id
+            bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
+                              f"`cardarena league resume {league_id}`", markup=False)
+        state["done"] = done_
+        bar.update(task, completed=done_, total=total_, description=f"league {league_id} ({game})")
+    return progress
+
+
 def _count_bar(title: str):
     """A progress bar with ETA on stderr for a long ledger operation: (bar, ``update(done, total)``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn

@@ -17,7 +17,7 @@ from .app import (
     MAX_INT, TimeBankOpt, click_exc, err, league_app, out,
 )
 from .common import (
-    _league_bar, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
+    _league_bar, _league_progress, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
     caption, check_time_control, make_log_dir, new_log_dir, open_ledger, parse_bots, parse_options, read_ledger, rpc,
 )
 
@@ -41,14 +41,7 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
         state["logs"] = {p.name: p.log_path for p in running}
         bar, task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
         with bar:
-            def progress(league_id, done_, total_, match_id):
-                if state.get("league") is None:
-                    state["league"] = league_id
-                    bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
-                                      f"`cardarena league resume {league_id}`", markup=False)
-                state["done"] = done_
-                bar.update(task, completed=done_, total=total_, description=f"league {league_id} ({game})")
-
+            progress = _league_progress(state, bar, task, game)
             return await play(referee, ledger_, progress, stats, {p.name: p for p in running})
 
     def stopped(why: str) -> str:
@@ -768,15 +761,7 @@ def _run_in_process(bots: dict, ray: str | None, ledger, total: int, done: int, 
         bar, bar_task = _league_bar(f"league {state.get('league') or ''} ({game})", total, done)
         try:
             with bar:
-                def progress(league_id, done_, total_, match_id):
-                    if state.get("league") is None:
-                        state["league"] = league_id
-                        bar.console.print(f"league {league_id} is in the ledger; after an interruption, go on with "
-                                          f"`cardarena league resume {league_id}`", markup=False)
-                    state["done"] = done_
-                    bar.update(bar_task, completed=done_, total=total_, description=f"league {league_id} ({game})")
-
-                return await play(referee, ledger, progress, stats, {})
+                return await play(referee, ledger, _league_progress(state, bar, bar_task, game), stats, {})
         finally:
             referee.close()
 
