@@ -200,8 +200,10 @@ def test_views_and_actions_are_exactly_their_proto_messages(game_id, players):
 @pytest.mark.parametrize("game_id,players", CASES, ids=IDS)
 def test_decision_bytes_are_the_decision_message(game_id, players):
     """The referee assembles each decision from pre-serialised parts (wire.decision_bytes), the
-    parts the seats of a step share encoded once; the bytes parse to exactly the Decision
-    json_format builds from the engine's dicts. ``Game.views`` gives what ``view`` gives."""
+    parts the seats of a step share encoded once (by a dict of the step's parts, or by a
+    ``StepViews``, as the referee does); the bytes parse to exactly the Decision json_format
+    builds from the engine's dicts, so no seat gets another's part. ``Game.views`` gives what
+    ``view`` gives."""
     from google.protobuf import json_format
 
     from cardarena.server import wire
@@ -214,10 +216,14 @@ def test_decision_bytes_are_the_decision_message(game_id, players):
         seats = game.to_act()
         assert game.views(seats) == {s: game.view(s) for s in seats}
         shared = {} if len(seats) > 1 else None
-        for d in match.decisions(seats, words=True):
+        decisions = match.decisions(seats, words=True)
+        step = wire.StepViews(game, [d.view for d in decisions]) if len(decisions) > 1 else None
+        for d in decisions:
             seat = d.seat
             got = pb.RefereeMessage.FromString(wire.decision_bytes(
                 game, "m7", seat, d.decision_id, d.view, d.actions, d.events, 1.5, 0.25, cache, shared))
+            by_step = pb.RefereeMessage.FromString(wire.decision_bytes(
+                game, "m7", seat, d.decision_id, d.view, d.actions, d.events, 1.5, 0.25, {}, step))
             want = pb.RefereeMessage()
             w = want.decision
             w.match_id, w.seat, w.decision_id, w.game, w.time_left, w.bank_left = "m7", seat, d.decision_id, game_id, 1.5, 0.25
@@ -228,6 +234,7 @@ def test_decision_bytes_are_the_decision_message(game_id, players):
             for a, label in zip(d.actions_json, d.labels):
                 json_format.ParseDict(a, getattr(w.actions.add(label=label), field))
             assert got == want
+            assert by_step == want
 
 
 # ----- an in-process bot gets what a remote bot gets, and no more ------------
