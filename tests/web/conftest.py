@@ -21,8 +21,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -30,10 +28,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from webkit import cardarena
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "python"
-CLI = [sys.executable, "-m", "cardarena.server.cli"]
 GAME = "sixth-card"
 STRONG, WEAK = ("ada", "cy"), ("bo", "di")  # heuristic bots, random bots
 REGISTERED = "eve"  # registered with a token, plays nothing
@@ -48,30 +46,6 @@ class League:
     bots: tuple[str, ...]  # the heuristic bots first, then the random ones
     registered: str  # a bot that played nothing
     token: str  # its token, which no page or answer may show
-
-
-def record_played(led, game: str, bots: list[str], seed: int):
-    """A match of random bots played in-process and recorded in ``led`` as a league records it;
-    (its id, the MatchRecord)."""
-    from cardarena.server.games import get
-    from cardarena.server.match import RandomBot, play_match
-    n = len(bots)
-    r = play_match(game, [RandomBot(seed + s) for s in range(n)], seed=seed)
-    mid = led.create_match(game, seed, r.options, bots)
-    led.claim_match(mid)
-    led.record_match(mid, scores=list(r.result.scores), places=list(r.result.places), faults=[0] * n,
-                     forfeited=[False] * n, steps=r.steps,
-                     events=[{"step": s, "seats": None if e.seats is None else sorted(e.seats), "data": e.data}
-                             for s, e in r.log],
-                     result_details={"faults": [], "engine_version": get(game).engine_version})
-    return mid, r
-
-
-def cardarena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The `cardarena` command as a user runs it; fails the test on a non-zero exit."""
-    r = subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=240)
-    assert r.returncode == 0, r.stderr
-    return r
 
 
 @pytest.fixture(scope="session", autouse=True)

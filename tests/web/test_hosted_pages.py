@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import record_played
+from webkit import record_played
 
 httpx = pytest.importorskip("httpx", reason="pip install 'cardarena[test]'")
 

@@ -224,7 +224,7 @@ def owned(tmp_path_factory, new_ledger, serve):
     """A ledger of bots added with `cardarena bot add NAME --owner ...` (one without an owner),
     each rated in Sixth Card, served by uvicorn; ``(httpx client, {bot: owner})``."""
     import httpx
-    from conftest import cardarena
+    from webkit import cardarena
     from cardarena.ratings import Ledger
     from cardarena.server.web.app import create_app
     where = tmp_path_factory.mktemp("owned")

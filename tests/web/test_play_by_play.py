@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import record_played
+from webkit import record_played
 
 from cardarena.server.games import get
 

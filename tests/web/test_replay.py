@@ -19,7 +19,7 @@ import pytest
 from cardarena.server import wire
 from cardarena.server.games import games, get
 from cardarena.server.match import Match
-from conftest import record_played
+from webkit import record_played
 
 pytest.importorskip("fastapi", reason="pip install 'cardarena[web]'")
 
