@@ -135,19 +135,19 @@ class HostingService(hosting_pb2_grpc.HostingServicer):
 
     @_call
     async def Activate(self, request, context):
-        await self._owner(context, request.name)
-        v = await asyncio.to_thread(self.ledger.set_version_state, request.name, "active")
-        if self.hosting is not None:
-            self.hosting.wake()
-        return hpb.ActivateReply(version=version_pb(v))
+        return hpb.ActivateReply(version=await self._set_state(context, request.name, "active"))
 
     @_call
     async def Retire(self, request, context):
-        await self._owner(context, request.name)
-        v = await asyncio.to_thread(self.ledger.set_version_state, request.name, "retired")
+        return hpb.RetireReply(version=await self._set_state(context, request.name, "retired"))
+
+    async def _set_state(self, context, name: str, state: str):
+        """The owner's version ``name`` made ``state``; the hosting manager is told."""
+        await self._owner(context, name)
+        v = await asyncio.to_thread(self.ledger.set_version_state, name, state)
         if self.hosting is not None:
             self.hosting.wake()
-        return hpb.RetireReply(version=version_pb(v))
+        return version_pb(v)
 
     @_call
     async def Logs(self, request, context):

@@ -266,6 +266,15 @@ def _user_tasks(uid: int) -> int:
 
 # --- the command line -------------------------------------------------------------------------
 
+def _close_all(fds: Iterable[int]) -> None:
+    """Close each descriptor; one already closed is skipped."""
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
 def _memfd(name: str, data: bytes) -> int:
     fd = os.memfd_create(name, 0)  # not CLOEXEC: handed to bwrap (pass_fds), which closes it
     os.write(fd, data)
@@ -283,11 +292,7 @@ class _Launch:
     info_read: int        # bwrap writes the child's pid and namespaces here
 
     def close_fds(self) -> None:
-        for fd in self.fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        _close_all(self.fds)
         self.fds = []
 
 
@@ -599,11 +604,7 @@ class Sandbox:
             os.close(out_write)
             if launch is not None:
                 launch.close_fds()
-            for fd in self._extra_fds:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            _close_all(self._extra_fds)
             self._extra_fds = []
         self._ended = asyncio.create_task(self._end())
         try:
