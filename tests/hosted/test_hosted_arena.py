@@ -177,7 +177,7 @@ def test_authors_submit_python_and_cpp_bots_that_play_rated_without_them(arena, 
     cpp.mkdir()
     for f in ("Makefile", "random_bot.cc"):
         shutil.copy(ROOT / "examples" / "cpp" / f, cpp / f)
-    r = authors.submit("bob", cpp, "build/random_bot", "--build", "make -j2")
+    r = authors.submit("bob", cpp, "build/random_bot bob-run", "--build", "make -j2")  # (a marker of its own)
     assert "bob@1 is bob's active version" in r.stdout, r.stdout + r.stderr
 
     wait_for("alice@1, bob@1 and carol@1 each in two finished ladder matches",
@@ -209,7 +209,7 @@ def test_authors_submit_python_and_cpp_bots_that_play_rated_without_them(arena, 
 
     wait_for("a sandbox of alice@2 running while the server does", lambda: _left("alice-run"), timeout=60)
     assert arena.stop() == 143
-    _none_left("alice-run", "random_bot")
+    _none_left("alice-run", "bob-run")
     led.close()
 
     # two versions compared in a league of the CLI's own, both run sandboxed
@@ -218,7 +218,7 @@ def test_authors_submit_python_and_cpp_bots_that_play_rated_without_them(arena, 
                   cwd=arena.workdir, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "gauntlet: alice@2 against each opponent" in r.stdout and "alice@1 " in r.stdout.split("gauntlet:")[1]
-    _none_left("alice-run", "random_bot")
+    _none_left("alice-run", "bob-run")
 
 
 @pytest.mark.any_ledger
