@@ -12,6 +12,7 @@ docs/hosted.md.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import fcntl
 import functools
 import importlib.util
@@ -130,7 +131,33 @@ def _check_no_secrets(folder: Path) -> None:
 def _library_binds() -> tuple[tuple[str, str], ...]:
     """(host folder, folder inside) for the SDKs: cardarena.client, cardarena.v1, grpc and
     protobuf for Python; the Node helper with its node_modules and proto/ for Node. Only these
-    folders: not the server package, not the repository (a ledger may sit in it)."""
+    folders: not the server package, not the repository (a ledger may sit in it). Where the
+    sandboxes' uids cannot reach them (a checkout in a home or temporary folder of mode 0700),
+    copies of them that they can (:func:`_staged`)."""
+    binds = _found_binds()
+    if os.geteuid() == 0 and not all(_reachable(Path(host)) for host, _ in binds):
+        binds = _staged(binds)
+    return tuple(binds)
+
+
+def _staged(binds: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Copies of the SDK's folders in a folder of this process's own under the system's temporary
+    folder, readable by others, removed when the process exits: some 40 MB, made once."""
+    top = Path(tempfile.mkdtemp(prefix="cardarena-sdk-"))  # this process's own, nobody else's
+    atexit.register(shutil.rmtree, top, True)
+    staged = []
+    for k, (host, inside) in enumerate(binds):
+        copy = top / str(k)
+        if os.path.isdir(host):
+            shutil.copytree(host, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(host, copy)
+        staged.append((str(copy), inside))
+    _make_readable(top)
+    return staged
+
+
+def _found_binds() -> list[tuple[str, str]]:
     binds: list[tuple[str, str]] = []
     client = _package_dir("cardarena.client")
     v1 = _package_dir("cardarena.v1")
@@ -150,7 +177,7 @@ def _library_binds() -> tuple[tuple[str, str], ...]:
             _check_no_secrets(proto)
             binds.append((str(node), f"{NODE_DIR}/cardarena-bot"))
             binds.append((str(proto), f"{PROTO_DIR}/cardarena"))
-    return tuple(binds)
+    return binds
 
 
 def _etc_paths() -> list[str]:
@@ -192,6 +219,14 @@ def _make_readable(folder: Path) -> None:
             fix(os.path.join(dirpath, d), True)
         for f in filenames:
             fix(os.path.join(dirpath, f), False)
+
+
+def _reachable(path: Path) -> bool:
+    """Whether every folder above ``path`` lets others pass (see :func:`_check_reachable`)."""
+    try:
+        return all(os.stat(folder).st_mode & 0o001 for folder in Path(os.path.abspath(path)).parents)
+    except OSError:
+        return False
 
 
 def _check_reachable(path: Path, what: str) -> None:

@@ -8,6 +8,7 @@ import asyncio
 import errno
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -514,6 +515,33 @@ def test_python_with_the_sdk_runs(bot_dir):
     box = Sandbox(bot_dir(sdk__py=program), name="sdk")
     code, log = run(finished(box, "python3 sdk.py"))
     assert code == 0 and log.startswith("OK "), log
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: the sandbox runs as its own uid")
+def test_an_sdk_out_of_the_sandboxs_reach_is_copied_where_it_is(bot_dir, tmp_path, monkeypatch):
+    """A checkout in a folder of mode 0700 (a home, ``mktemp -d``): the SDK's folders are copied
+    where the sandbox's uid reaches them, readable, not writable, and Python imports them there."""
+    hidden = tmp_path / "home"  # the SDK as a checkout in a 0700 folder would have it
+    hidden.mkdir(mode=0o700)
+    found = []
+    for k, (host, inside) in enumerate(sandbox._found_binds()):
+        if inside.startswith(sandbox.PYTHON_DIR):
+            copy = hidden / str(k)
+            (shutil.copytree(host, copy) if os.path.isdir(host) else shutil.copy2(host, copy))
+            found.append((str(copy), inside))
+    assert not any(sandbox._reachable(Path(host)) for host, _ in found)
+    staged = sandbox._staged(found)
+    for (host, _), (copy, _) in zip(found, staged):
+        assert sandbox._reachable(Path(copy)) and os.listdir(Path(copy).parent)
+        mode = os.stat(copy).st_mode
+        assert mode & 0o004 and not mode & 0o022, oct(mode)
+        if os.path.isdir(host):
+            assert sorted(p.name for p in Path(copy).iterdir()) == \
+                sorted(p.name for p in Path(host).iterdir() if p.name != "__pycache__")
+    monkeypatch.setattr(sandbox, "_library_binds", lambda: tuple(staged))
+    program = "import cardarena.client, grpc, google.protobuf\nprint('OK', cardarena.client.__file__)\n"
+    code, log = run(finished(Sandbox(bot_dir(sdk__py=program), name="staged"), "python3 sdk.py"))
+    assert code == 0 and log.startswith("OK /opt/cardarena/python/cardarena/client/"), log
 
 
 CPP = r'''
