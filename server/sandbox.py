@@ -12,8 +12,8 @@ docs/hosted.md.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import fcntl
+import hashlib
 import functools
 import importlib.util
 import json
@@ -141,20 +141,57 @@ def _library_binds() -> tuple[tuple[str, str], ...]:
 
 
 def _staged(binds: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Copies of the SDK's folders in a folder of this process's own under the system's temporary
-    folder, readable by others, removed when the process exits: some 40 MB, made once."""
-    top = Path(tempfile.mkdtemp(prefix="cardarena-sdk-"))  # this process's own, nobody else's
-    atexit.register(shutil.rmtree, top, True)
-    staged = []
-    for k, (host, inside) in enumerate(binds):
-        copy = top / str(k)
-        if os.path.isdir(host):
-            shutil.copytree(host, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(host, copy)
-        staged.append((str(copy), inside))
-    _make_readable(top)
-    return staged
+    """Copies of the SDK's folders, readable by others, in a folder under the system's temporary
+    folder named by what they hold (every file's path, size and time): made once (some 40 MB),
+    then shared by every process of this user that binds the same files, and made again when
+    they change. A folder of that name is taken only if this user owns it and no one else may
+    write to it; else this process makes a copy of its own."""
+    key = hashlib.sha256()
+    for host, inside in binds:
+        key.update(f"{host}\0{inside}\0".encode())
+        for path in sorted(_walk_files(Path(host))):
+            st = os.lstat(path)
+            key.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    top = Path(tempfile.gettempdir(), f"cardarena-sdk-{os.geteuid()}-{key.hexdigest()[:20]}")
+    if not _kept_by_me(top):
+        made = Path(tempfile.mkdtemp(prefix="cardarena-sdk-"))  # nobody else's
+        for k, (host, _) in enumerate(binds):
+            if os.path.isdir(host):
+                shutil.copytree(host, made / str(k), symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(host, made / str(k))
+        _make_readable(made)
+        for path in [str(made), *(os.path.join(d, n) for d, dirs, files in os.walk(made) for n in dirs + files)]:
+            st = os.lstat(path)  # written by this user only
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o022:
+                os.chmod(path, st.st_mode & 0o7755)
+        try:
+            os.rename(made, top)  # whole or not at all; another process's copy may be there first
+        except OSError:
+            if not _kept_by_me(top):
+                top = made
+            else:
+                shutil.rmtree(made, ignore_errors=True)
+    return [(str(top / str(k)), inside) for k, (_, inside) in enumerate(binds)]
+
+
+def _walk_files(path: Path) -> Iterable[str]:
+    if not path.is_dir():
+        yield str(path)
+        return
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for name in filenames:
+            yield os.path.join(dirpath, name)
+
+
+def _kept_by_me(folder: Path) -> bool:
+    """Whether ``folder`` is a finished copy of this user's that no one else may write to."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
 def _found_binds() -> list[tuple[str, str]]:

@@ -518,9 +518,10 @@ def test_python_with_the_sdk_runs(bot_dir):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="as root only: the sandbox runs as its own uid")
-def test_an_sdk_out_of_the_sandboxs_reach_is_copied_where_it_is(bot_dir, tmp_path, monkeypatch):
+def test_an_sdk_out_of_the_sandboxs_reach_is_copied_where_it_is(bot_dir, tmp_path, monkeypatch, request):
     """A checkout in a folder of mode 0700 (a home, ``mktemp -d``): the SDK's folders are copied
-    where the sandbox's uid reaches them, readable, not writable, and Python imports them there."""
+    where the sandbox's uid reaches them, readable, not writable, once for every process that binds
+    the same files, and Python imports them there."""
     hidden = tmp_path / "home"  # the SDK as a checkout in a 0700 folder would have it
     hidden.mkdir(mode=0o700)
     found = []
@@ -531,6 +532,14 @@ def test_an_sdk_out_of_the_sandboxs_reach_is_copied_where_it_is(bot_dir, tmp_pat
             found.append((str(copy), inside))
     assert not any(sandbox._reachable(Path(host)) for host, _ in found)
     staged = sandbox._staged(found)
+    top = Path(staged[0][0]).parent
+    request.addfinalizer(lambda: shutil.rmtree(top, ignore_errors=True))
+    assert sandbox._staged(found) == staged, "made once, then shared"
+    os.chmod(top, 0o777)  # a folder of that name others may write to is never taken
+    own = Path(sandbox._staged(found)[0][0]).parent
+    shutil.rmtree(own)
+    assert own != top
+    os.chmod(top, 0o755)
     for (host, _), (copy, _) in zip(found, staged):
         assert sandbox._reachable(Path(copy)) and os.listdir(Path(copy).parent)
         mode = os.stat(copy).st_mode
