@@ -113,6 +113,10 @@ class ShowScoutCodec(Codec):
             per_copy.append(total)
         values = [per_copy] * self.size  # read at the shown slots only
         self._shown = Tally(self, "_shown_cells", values)
+        # the indices of each relative seat's seat_state block and of its round_scores row
+        self._state_at = [list(range(st["seat_state"] + k * SEAT_STATE, st["seat_state"] + (k + 1) * SEAT_STATE))
+                          for k in range(n)]
+        self._scores_at = [list(range(st["round_scores"] + k * n, st["round_scores"] + (k + 1) * n)) for k in range(n)]
 
     # ----- actions ----------------------------------------------------------------------------
     def action_id(self, action_json: Mapping) -> int:
@@ -145,7 +149,7 @@ class ShowScoutCodec(Codec):
     def _shown_cells(self, me: int, shows: list[dict[str, Any]]) -> list[int]:
         """The slots of the values of ``shows``, as seat ``me`` sees them."""
         rel: dict[int, int] = self._rel[me]
-        shown_at: list[dict[int, int]] = self._shown_at
+        shown_at: list[dict[int, Any]] = self._shown_at  # (Any: see encode)
         cells: list[int] = []
         for s in shows:
             seat: int = s["seat"]
@@ -155,7 +159,8 @@ class ShowScoutCodec(Codec):
         return cells
 
     def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
-        # typed for the compiled build (compile_codecs.py)
+        # typed for the compiled build (compile_codecs.py); the indices are made once (a compiled
+        # int is boxed anew, a new object, when a list takes it) and passed along as objects
         st: dict[str, int] = self._start
         n: int = self.players
         M: int = self.max_hand
@@ -211,22 +216,19 @@ class ShowScoutCodec(Codec):
                 per_seat[rel[seat]] += 1
         start: int = view["start_seat"]
         turn: int = view["turn"]
-        state, scores = st["seat_state"], st["round_scores"]
+        state_at: list[list[Any]] = self._state_at
+        scores_at: list[list[Any]] = self._scores_at
         scale = 1 / self.in_play
         for info in seats:
             s: int = info["seat"]
             k = rel[s]
-            first = state + k * SEAT_STATE
-            for j in range(first, first + SEAT_STATE):
-                at.append(j)
+            at += state_at[k]
             val += (info["hand_size"] / M, info["captured"] * scale, info["scout_chips"] * scale,
                     info["scout_and_show_used"], info["turned_hand"], info["score"] * scale,
                     start == s, turn == s, owner == s, min(per_seat[k] / 10, 1.0))
             rs: list[Any] = info["round_scores"]
             if rs:
-                first = scores + k * n
-                for j in range(first, first + len(rs)):
-                    at.append(j)
+                at += scores_at[k][:len(rs)]
                 for score in rs:
                     val.append(score * scale)
         return ones, at, val

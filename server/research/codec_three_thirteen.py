@@ -46,6 +46,7 @@ Design notes and measurements: docs/research.md (codec_three_thirteen).
 """
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,6 +78,7 @@ _MELDS = ("table_sets", "table_runs")
 class ThreeThirteenCodec(Codec):
     game_id = "three-thirteen"
     num_actions = GO_OUT + CODES
+    float32_values = True  # (encode rounds its quotients; the counts' tables are float32 sums)
 
     def __init__(self, players: int, options: Mapping | None = None):
         super().__init__(players, options)
@@ -104,7 +106,6 @@ class ThreeThirteenCodec(Codec):
                 self._sums_at[start:start + size] = [card] * size
             elif name == "upcard":  # counted with the discards, but one-hot
                 self._sums_at[start:start + size] = [[0.0] + [1.0] * 64] * size
-        self._one_copy = [sums[1] if sums else 0.0 for sums in self._sums_at]
         # where each card lands, by part: card text → index; the discards by (text, the seat
         # that made it), relative to each seat (−1, nobody: the upcard)
         st = self._start
@@ -143,17 +144,19 @@ class ThreeThirteenCodec(Codec):
     # ----- observations -----------------------------------------------------------------------
     def _discard_cells(self, me: int, texts: list[str], by: list[int]) -> list[int]:
         """The slots of discards (card, the seat that made it), as seat ``me`` sees them."""
-        cells = self._discard_at[me]
+        cells: dict[tuple[str, int], Any] = self._discard_at[me]  # (Any: see encode)
         return [cells[(text, seat)] for text, seat in zip(texts, by)]
 
     def _pile_cells(self, me: int, texts: list[str]) -> list[int]:
-        cells = self._pile_at
+        cells: dict[str, Any] = self._pile_at
         return [cells[text] for text in texts]
 
     def encode(self, view: Mapping[str, Any]) -> tuple[list[int], list[int], list[float]]:
         # every copy of a card goes to ``copies`` (counted at the end and scaled by _sums_at; the
         # table's melds count there too), the one-hot parts to ``ones``, the rest to (at, val);
-        # typed for the compiled build (compile_codecs.py)
+        # typed for the compiled build (compile_codecs.py): the cells and values passed along as
+        # they are read are objects (Any), since a compiled int or float item is unboxed when
+        # read and boxed anew, a new object, when stored
         st: dict[str, int] = self._start
         n: int = self.players
         me: int = view["seat"]
@@ -161,7 +164,7 @@ class ThreeThirteenCodec(Codec):
         dealer: int = view["dealer"]
         turn: int = view["turn"]
         gone_out: int = view["gone_out"]
-        ones: list[int] = self._round_ones[view["round"]] + [self._phase_at[phase], st["dealer"] + (dealer - me) % n]
+        ones: list[Any] = self._round_ones[view["round"]] + [self._phase_at[phase], st["dealer"] + (dealer - me) % n]
         if turn >= 0 and phase != "over":
             ones.append(st["turn"] + (turn - me) % n)
         if view["taken_card"]:
@@ -169,10 +172,12 @@ class ThreeThirteenCodec(Codec):
         if gone_out >= 0:
             ones.append(st["gone_out"] + (gone_out - me) % n)
         stock, size, totals = st["stock"], st["hand_size"], st["totals"]
-        at: list[int] = [0, 1, stock, stock + 1]
-        val: list[float] = [n / 8, self.decks / 4, view["stock_size"] / self.cards, view["rebuilds"] / 2]
-        hand_at: dict[str, int] = self._hand_at
-        copies: list[int] = [hand_at[c] for c in view["hand"]]
+        at: list[Any] = [0, 1, stock + 1, stock]
+        val: list[Any] = [n / 8, self.decks / 4, view["rebuilds"] / 2]  # (float32 values)
+        # the values of ``at`` from its 4th on, stock size first: rounded to float32 at once below
+        quotients: list[float] = [view["stock_size"] / self.cards]
+        hand_at: dict[str, Any] = self._hand_at
+        copies: list[Any] = [hand_at[c] for c in view["hand"]]
         pile_texts: list[str] = view["discard_pile"]
         if pile_texts:
             ones.append(self._top_at[pile_texts[-1]])
@@ -181,7 +186,7 @@ class ThreeThirteenCodec(Codec):
         discards = self._discards.entries(me, view["discards"], view["discarded_by"])
         seats: list[dict[str, Any]] = view["seats"]
         melded, last = st["melded"], st["last_turn"]
-        taken_at: list[dict[str, int]] = self._taken_at
+        taken_at: list[dict[str, Any]] = self._taken_at
         for k in range(n):
             info = seats[(me + k) % n]
             taken: list[str] = info["taken"]
@@ -191,15 +196,15 @@ class ThreeThirteenCodec(Codec):
                     copies.append(cells[c])
             at.append(size + k)
             at.append(totals + k)
-            val.append(info["hand_size"] / MAX_HAND)
-            val.append(info["total"] / 100)
+            quotients.append(info["hand_size"] / MAX_HAND)
+            quotients.append(info["total"] / 100)
             if info["melded"]:
                 ones.append(melded + k)
             if info["last_turn"]:
                 ones.append(last + k)
         melds: list[dict[str, Any]] = view["melds"]
         if melds:
-            table: dict[str, int] = self._table_at
+            table: dict[str, Any] = self._table_at
             sets, runs = st["table_sets"], st["table_runs"]
             for m in melds:
                 for c in m["cards"]:
@@ -212,24 +217,26 @@ class ThreeThirteenCodec(Codec):
                         copies.append(i)
                 else:
                     copies.append(sets + RANK[m["rank"]] - 1)
+        val += array("f", quotients).tolist()
         at += discards[0]
         val += discards[1]
         at += pile[0]
         val += pile[1]
-        counts: dict[int, int] = {}
-        for i in copies:
-            counts[i] = counts.get(i, 0) + 1
-        at += counts
-        if len(counts) == len(copies):  # one copy each
-            one: list[float] = self._one_copy
-            for i in copies:
-                val.append(one[i])
-        else:
-            sums: list[list[float]] = self._sums_at
-            try:
-                val += [sums[i][k] for i, k in counts.items()]
-            except IndexError:
-                val += [_sum(sums[i], k) for i, k in counts.items()]
+        # the copies counted in sorted order, a cell's copies one entry (fewer dict operations
+        # than counting them in a dict; the entries' order does not matter)
+        copies.sort()
+        sorted_cells: list[int] = copies  # (the same list, read as ints to compare them)
+        sums: list[list[Any]] = self._sums_at
+        j, end = 0, len(copies)
+        while j < end:
+            cell = sorted_cells[j]
+            k = 1
+            while j + k < end and sorted_cells[j + k] == cell:
+                k += 1
+            at.append(copies[j])
+            counted = sums[cell]
+            val.append(counted[k] if k < len(counted) else _sum(counted, k))
+            j += k
         return ones, at, val
 
 

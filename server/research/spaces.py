@@ -98,6 +98,10 @@ class Tally:
         if kept is not None:
             seen, at, val, slot, counts = kept
             old, new = len(seen[0]), len(lists[0])
+            if new >= old and _grown(lists, seen):  # the list as it was, or grown at its end
+                if new > old:
+                    self._add(self.cells(seat, *[b[old:] for b in seen]), at, val, slot, counts)
+                return at, val
             common = min(old, new)  # the items both lists start with: at most a few less
             for _ in range(LOOK_BACK):
                 if common > 0 and _start_alike(lists, seen, common):
@@ -153,6 +157,22 @@ class Tally:
                 if j < len(at):
                     at[j], val[j] = last, value
                     slot[last] = j
+
+
+def _grown(lists: tuple[list[Any], ...], seen: list[list[Any]]) -> bool:
+    """Whether each list is its kept copy with items added at its end, if any; the copies are
+    then made equal to the lists (else left as they were). Compares each list whole, without
+    making a list of its first items."""
+    sizes = [len(b) for b in seen]
+    for a, b, k in zip(lists, seen, sizes):
+        if len(a) > k:
+            b += a[k:]
+    for a, b in zip(lists, seen):
+        if a != b:
+            for c, k in zip(seen, sizes):
+                del c[k:]
+            return False
+    return True
 
 
 def _start_alike(lists: tuple[list[Any], ...], seen: list[list[Any]], common: int) -> bool:
@@ -229,6 +249,9 @@ class Codec(ABC):
 
     # ----- observations -----------------------------------------------------------------------
     observation_shape: tuple[int, ...]
+    #: whether :meth:`encode` gives float32 values only (floats a float32 holds exactly), so that
+    #: :meth:`tensor_list` need not round them
+    float32_values: ClassVar[bool] = False
 
     def encode(self, view: Mapping) -> tuple[list[int], list[int], list[float]]:
         """The view's tensor, flat, as ``(ones, at, values)``: the indices that hold 1 (an index
@@ -258,10 +281,12 @@ class Codec(ABC):
     def tensor_list(self, view: Mapping) -> list[float]:
         """The flat tensor as a list of floats, each a float32 value (OpenSpiel's tensors)."""
         ones, at, values = self.encode(view)
-        out: list[float] = [0.0] * self.size
+        # the items as objects (Any): compiled, a float item would be unboxed and boxed anew
+        out: list[Any] = [0.0] * self.size
+        one: Any = 1.0
         for i in ones:
-            out[i] = 1.0
-        rounded: list[float] = array("f", values).tolist()
+            out[i] = one
+        rounded: list[Any] = values if self.float32_values else array("f", values).tolist()
         for j in range(len(at)):
             out[at[j]] = rounded[j]
         return out
