@@ -198,7 +198,11 @@ def _crawl(base: str, ledger_db: str, league_id: int, stop: threading.Event, see
                 paths = ["/", "/leagues", f"/leagues/{league_id}", f"/api/v1/leagues/{league_id}", "/api/v1/leagues",
                          "/api/v1/live", f"/api/v1/matches?league={league_id}&limit=100", "/matches", "/api/v1/matches",
                          f"/games/{GAME}", f"/api/v1/games/{GAME}/ratings"]
-                listing = web.get(f"/api/v1/matches?league={league_id}&limit=100").json()
+                # 404 until the league is in the ledger (its web server starts first): an answer too
+                listed = f"/api/v1/matches?league={league_id}&limit=100"
+                r = web.get(listed)
+                seen.append((time.time(), listed, r.status_code, r.text))
+                listing = r.json() if r.status_code == 200 else []
                 for m in listing:
                     i = m["id"]
                     paths += [f"/api/v1/matches/{i}", f"/matches/{i}", f"/matches/{i}/replay",
