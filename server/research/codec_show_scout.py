@@ -42,16 +42,19 @@ Design notes and measurements: docs/research.md (codec_show_scout).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from cardarena.research import compiled
 from cardarena.server.games import scout, scouting
+from cardarena.server.games import show_scout
 from cardarena.server.games.show_scout import UNKNOWN
 
 from .spaces import Codec, Tally, python_class
 
 ENDS = ("left", "right")
+#: the engine's end index (its action tuples) → ours
+_END = tuple(ENDS.index(end) for end in show_scout._ENDS)
 KINDS = ("single", "set", "run")
 PHASES = ("flip", "play", "over")
 SEAT_STATE = 10
@@ -130,6 +133,28 @@ class ShowScoutCodec(Codec):
         T, M = self.WAYS, self.max_hand
         way = ((2 * sns + ENDS.index(a["end"])) * T + bool(a["turned"]))
         return self._scouts + way * M + a["position"]
+
+    def engine_ids(self, game: Any, actions: Sequence[Any]) -> list[int]:
+        """The ids of the engine's legal actions, read from their tuples (the forms of
+        games/show_scout.py's docstring), as ``action_id(game.action_json(a))`` gives them
+        (tests/research holds the two equal). Not remembered per action as other games' are: a
+        show's tuple names its cards, so few come again."""
+        C: int = self.LONGEST_SHOW
+        T: int = self.WAYS
+        M: int = self.max_hand
+        scouts: int = self._scouts
+        flips: int = self._flips
+        ids: list[int] = []
+        for a in actions:
+            kind: int = a[0]
+            if kind == show_scout.SHOW:
+                ids.append(a[1] * C + a[2] - 1)
+            elif kind == show_scout.FLIP:
+                ids.append(flips + (1 if a[1] else 0))
+            else:
+                way: int = (2 if kind == show_scout.SCOUT_AND_SHOW else 0) + _END[a[1]]
+                ids.append(scouts + (way * T + (1 if a[2] else 0)) * M + a[3])
+        return ids
 
     def action_json_of(self, action_id: int) -> dict:
         if not 0 <= action_id < self.num_actions:

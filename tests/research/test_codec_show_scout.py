@@ -14,7 +14,7 @@ from cardarena.research.codec_show_scout import largest_hand
 from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
 from cardarena.server.games import scout
-from cardarena.server.games.show_scout import FLIP, SCOUT, SHOW, show_key
+from cardarena.server.games.show_scout import FLIP, SCOUT, SCOUT_AND_SHOW, SHOW, show_key
 
 GAMES = ("scouting", "scout")
 
@@ -181,6 +181,28 @@ def test_every_legal_action_has_its_own_id_and_pick_finds_it(game_id, players):
                 check_decision(c, [game.action_json(a) for a in legal])
                 acts[seat] = rng.choice(legal)
             game.apply(acts)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_ids_read_from_the_engines_tuples_are_their_jsons(game_id, players):
+    """``engine_ids`` reads an id from the engine's action tuple (no JSON): the id of the action's
+    JSON for every legal action of random and hoarding playouts (hands at their bound, every kind
+    of action: shows, scouts each way up into every position, Scout & Show, SCOUT's flip)."""
+    c = codec(game_id, players)
+    kinds = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = new_game(game_id, players, seed)
+        while not game.is_over():
+            acts = {}
+            for seat in game.to_act():
+                legal = game.legal_actions(seat)
+                assert c.engine_ids(game, legal) == [c.action_id(game.action_json(a)) for a in legal]
+                kinds.update(a[0] for a in legal)
+                acts[seat] = _hoarder(game, seat, rng) if seed % 2 else rng.choice(legal)
+            game.apply(acts)
+    assert kinds == ({SHOW, SCOUT, SCOUT_AND_SHOW, FLIP} if game_id == "scout" else {SHOW, SCOUT, SCOUT_AND_SHOW})
 
 
 @pytest.mark.parametrize("game_id", GAMES)
