@@ -164,6 +164,21 @@ def test_hoarding_playouts_never_pass_the_bounds(game_id, players):
     assert longest <= c.LONGEST_SHOW
 
 
+def _decisions(game_id: str, players: int, seeds: range, hoard: bool = False):
+    """Each decision of playouts to the end, as (game, seat, legal actions): random choices, or
+    with ``hoard`` a hoarding playout every other seed (hands grow to their bound)."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        game = new_game(game_id, players, seed)
+        while not game.is_over():
+            acts = {}
+            for seat in game.to_act():
+                legal = game.legal_actions(seat)
+                yield game, seat, legal
+                acts[seat] = _hoarder(game, seat, rng) if hoard and seed % 2 else rng.choice(legal)
+            game.apply(acts)
+
+
 @pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_legal_action_has_its_own_id_and_pick_finds_it(game_id, players):
@@ -171,16 +186,8 @@ def test_every_legal_action_has_its_own_id_and_pick_finds_it(game_id, players):
     too) have distinct ids below num_actions, ``action_json_of`` gives back the id's fields,
     ``pick`` the action's index."""
     c = codec(game_id, players)
-    for seed in range(4):
-        rng = random.Random(seed)
-        game = new_game(game_id, players, seed)
-        while not game.is_over():
-            acts = {}
-            for seat in game.to_act():
-                legal = game.legal_actions(seat)
-                check_decision(c, [game.action_json(a) for a in legal])
-                acts[seat] = rng.choice(legal)
-            game.apply(acts)
+    for game, _, legal in _decisions(game_id, players, range(4)):
+        check_decision(c, [game.action_json(a) for a in legal])
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -191,17 +198,9 @@ def test_the_ids_read_from_the_engines_tuples_are_their_jsons(game_id, players):
     of action: shows, scouts each way up into every position, Scout & Show, SCOUT's flip)."""
     c = codec(game_id, players)
     kinds = set()
-    for seed in range(6):
-        rng = random.Random(seed)
-        game = new_game(game_id, players, seed)
-        while not game.is_over():
-            acts = {}
-            for seat in game.to_act():
-                legal = game.legal_actions(seat)
-                assert c.engine_ids(game, legal) == [c.action_id(game.action_json(a)) for a in legal]
-                kinds.update(a[0] for a in legal)
-                acts[seat] = _hoarder(game, seat, rng) if seed % 2 else rng.choice(legal)
-            game.apply(acts)
+    for game, _, legal in _decisions(game_id, players, range(6), hoard=True):
+        assert c.engine_ids(game, legal) == [c.action_id(game.action_json(a)) for a in legal]
+        kinds.update(a[0] for a in legal)
     assert kinds == ({SHOW, SCOUT, SCOUT_AND_SHOW, FLIP} if game_id == "scout" else {SHOW, SCOUT, SCOUT_AND_SHOW})
 
 
