@@ -44,11 +44,12 @@ Design notes and measurements: docs/research.md (codec_unsorted).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cardarena.research import compiled
 from cardarena.server.games.cards import CARD_TEXT, JOKER
+from cardarena.server.games import unsorted
 from cardarena.server.games.unsorted import DRAW_CARDS, KIND_NAME, KIND_OF_NAME, RANK, STOP_CARDS
 
 from .spaces import Codec, python_class
@@ -117,6 +118,27 @@ class UnsortedCodec(Codec):
             if key in action_json:
                 return block * L + action_json[key]["position"]
         raise ValueError(f"unsorted: not an action: {action_json!r}")
+
+    def engine_ids(self, game: Any, actions: Sequence[Any]) -> list[int]:
+        """The ids of the engine's legal actions, read from their tuples (the table of
+        games/unsorted.py's docstring), as ``action_id(game.action_json(a))`` gives them
+        (tests/research holds the two equal). Not remembered per action as other games' are: a
+        play's tuple names its cards, so few come again."""
+        L: int = self.max_hand
+        ids: list[int] = []
+        for a in actions:
+            tag: int = a[0]
+            if tag == unsorted.PLAY:  # (PLAY, start, cards, kind, number, jokers, flag)
+                ids.append(a[1] * PER_POSITION + (a[3] - 1) * NUMBERS + a[4] - 1)
+            elif tag == unsorted.STOP:
+                ids.append(STOP_BLOCK * L + a[1])
+            elif tag == unsorted.DRAW:
+                ids.append(DRAW_BLOCK * L + a[1])
+            elif tag == unsorted.SPARE:  # (SPARE, spare, card, position)
+                ids.append((SPARE_BLOCK + a[1]) * L + a[3])
+            else:  # (PLACE, card, position)
+                ids.append(PLACE_BLOCK * L + a[2])
+        return ids
 
     def action_json_of(self, action_id: int) -> dict:
         L = self.max_hand

@@ -13,7 +13,7 @@ from cardarena.research.codec_unsorted import FACES, largest_hand
 from cardarena.research.spaces import codec
 from cardarena.server.games import new_game
 from cardarena.server.games.cards import parse_cards
-from cardarena.server.games.unsorted import DRAW, PLACE, PLAY, SPARE
+from cardarena.server.games.unsorted import DRAW, PLACE, PLAY, SPARE, STOP
 
 
 def _place(game, where: list, i: int, card: int) -> None:
@@ -129,7 +129,8 @@ def _hoarder(game, seat: int, rng: random.Random):
 def test_hoarding_playouts_never_pass_the_bound(players):
     """Every seat hoards, over many deals: no hand passes dealt + 7 (the docstring's bound), and
     the hoarders come within a card of it (on these seeds 16 of 17 with 3 players; 17 and 14,
-    the bound itself, with 4 and 5)."""
+    the bound itself, with 4 and 5). The ids ``engine_ids`` reads from the engine's tuples are
+    their JSON's up to the bound."""
     c = codec("unsorted", players)
     most = 0
     for seed in range(30):
@@ -137,6 +138,8 @@ def test_hoarding_playouts_never_pass_the_bound(players):
         game = new_game("unsorted", players, seed, {"max_deals": 4})
         while not game.is_over():
             seat = game.to_act()[0]
+            acts = game.legal_actions(seat)
+            assert c.engine_ids(game, acts) == c.ids([game.action_json(a) for a in acts])
             game.apply({seat: _hoarder(game, seat, rng)})
             most = max(most, *map(len, game.hands))
     assert most <= c.max_hand
@@ -147,16 +150,23 @@ def test_hoarding_playouts_never_pass_the_bound(players):
                                              (5, {"long_game": True, "max_deals": 3})])
 def test_every_legal_action_has_its_own_id_and_pick_finds_it(players, options):
     """Random playouts to the end: every decision's legal actions have distinct ids below
-    num_actions, ``action_json_of`` gives back the id's fields, ``pick`` the action's index."""
+    num_actions, ``action_json_of`` gives back the id's fields, ``pick`` the action's index; the
+    ids ``engine_ids`` reads from the engine's tuples (no JSON) are their JSON's, for every kind
+    of action."""
     c = codec("unsorted", players, options)
+    tags = set()
     for seed in range(8):
         rng = random.Random(seed)
         game = new_game("unsorted", players, seed, options)
         while not game.is_over():
             seat = game.to_act()[0]
             acts = game.legal_actions(seat)
-            check_decision(c, [game.action_json(a) for a in acts])
+            jsons = [game.action_json(a) for a in acts]
+            check_decision(c, jsons)
+            assert c.engine_ids(game, acts) == c.ids(jsons)
+            tags.update(a[0] for a in acts)
             game.apply({seat: rng.choice(acts)})
+    assert tags == {PLAY, STOP, DRAW, SPARE, PLACE}
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
