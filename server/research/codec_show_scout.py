@@ -46,8 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from cardarena.research import compiled
-from cardarena.server.games import scout, scouting
-from cardarena.server.games import show_scout
+from cardarena.server.games import scout, scouting, show_scout
 from cardarena.server.games.show_scout import UNKNOWN
 
 from .spaces import Codec, Tally, python_class
