@@ -27,6 +27,7 @@ import collections
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -34,7 +35,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .procs import exit_text
+from .procs import BotStartError, bot_environment, check_command, exit_text
 
 
 
@@ -236,7 +237,7 @@ async def run_bridge(argv: list[str], address: str, token: str, *, games: tuple[
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=None,
-            limit=1 << 20)
+            limit=1 << 20, env=bot_environment())
     except OSError as e:
         print(f"cardarena bridge: cannot start {' '.join(argv)!r}: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -319,6 +320,10 @@ def register(app: typer.Typer) -> None:
         if not command:
             raise typer.BadParameter("give the bot program after --, e.g. `cardarena bridge -- ./mybot`",
                                      param_hint="COMMAND")
+        try:
+            check_command(shlex.join(command))  # a program that cannot run is a bad argument
+        except BotStartError as e:
+            raise typer.BadParameter(str(e), param_hint="COMMAND") from None
         import logging
         logging.basicConfig(level=os.environ.get("CARDARENA_LOG", "WARNING"),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")

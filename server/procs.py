@@ -178,13 +178,26 @@ def prepare_log_dir(log_dir: Path) -> Path:
     return log_dir
 
 
+#: What the CLI's own settings hold that no bot program is given: the admin token and the
+#: ledger's address (which may carry a password), and PostgreSQL's password variables.
+_NOT_FOR_BOTS = ("CARDARENA_ADMIN_TOKEN", "CARDARENA_DB", "CARDARENA_RECORDER_DB", "PGPASSWORD", "PGPASSFILE")
+
+
+def bot_environment(**bot: str) -> dict[str, str]:
+    """The environment of a bot program the CLI starts: the CLI's own without its secrets
+    (:data:`_NOT_FOR_BOTS`), and ``bot``'s variables. The program still runs as the CLI's user
+    (docs/cli.md: a program you start is trusted as you are)."""
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_FOR_BOTS}
+    env.update(bot)
+    return env
+
+
 def start_bot(name: str, command: str, address: str, token: str, log_dir: Path,
               extra_env: dict | None = None) -> BotProcess:
     """Start a bot program; BotStartError (one line) if it cannot be started at all."""
     argv = command_argv(command)
     log_path = prepare_log_dir(log_dir) / f"{name}.log"
-    env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token, "CARDARENA_BOT": name,
-           **(extra_env or {})}
+    env = bot_environment(CARDARENA_ADDRESS=address, CARDARENA_TOKEN=token, CARDARENA_BOT=name, **(extra_env or {}))
     try:
         out = open(log_path, "ab")
     except OSError as e:

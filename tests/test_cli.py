@@ -118,6 +118,26 @@ def test_a_bot_that_exits_before_connecting_is_named(cli, db, tmp_path):
     assert_one_line_error(code, err, 1, "bot b exited with code 3 before connecting")
 
 
+def test_a_bot_program_gets_its_token_and_none_of_the_clis_secrets(cli, db, tmp_path, monkeypatch):
+    """The admin token, the ledger's URL (which may hold a password) and PostgreSQL's password
+    stay with the CLI; the bot program gets its own address and token (and the rest of the
+    environment: PATH, a virtualenv)."""
+    monkeypatch.setenv("CARDARENA_ADMIN_TOKEN", "admin-secret")
+    monkeypatch.setenv("PGPASSWORD", "pg-secret")
+    monkeypatch.setenv("CARDARENA_EXAMPLE_SETTING", "kept")
+    spy = tmp_path / "spy.py"
+    spy.write_text("import json, os, runpy, sys\n"
+                   "json.dump(dict(os.environ), open(sys.argv.pop(1), 'w'))\n"
+                   f"runpy.run_path({str(EXAMPLES / 'random_bot.py')!r}, run_name='__main__')\n")
+    code, _, err = cli("play", "--game", "sixth-card", "--bot", f"a=python {spy} {tmp_path / 'a.json'}",
+                       "--bot", f"b=python {EXAMPLES / 'random_bot.py'}", "--log-dir", str(tmp_path / "logs"))
+    assert code == 0, err
+    env = json.loads((tmp_path / "a.json").read_text())
+    assert env["CARDARENA_TOKEN"] and env["CARDARENA_ADDRESS"] and env["CARDARENA_EXAMPLE_SETTING"] == "kept"
+    assert not {"CARDARENA_ADMIN_TOKEN", "CARDARENA_DB", "PGPASSWORD"} & env.keys(), sorted(env)
+    assert db not in env.values()
+
+
 def test_play_prints_the_match_as_it_happens_and_records_it(cli, db, tmp_path):
     bots = [f"--bot=p{i}=python {EXAMPLES / 'random_bot.py'}" for i in range(3)]
     code, out, err = cli("play", "--game", "sixth-card", *bots, "--seed", "4", "--record",

@@ -71,6 +71,7 @@ BAD_ARGUMENTS = [
     ["bot", "connect", "--max-matches-per-hour", "-1", "--", "true"],
     ["bot", "connect", "--game", "nosuchgame", "--", "true"], ["bot", "connect", "--address", "x:99999", "--", "true"],
     ["bot", "list", "--server", "127.0.0.1:65536"],
+    ["bridge", "--token", "x", "--", "nosuchprog"], ["bridge", "--token", "x", "--", "/no/such/prog"],
     # ledger
     ["ledger", "prune", "--older-than", "-1"], ["ledger", "prune", "--older-than", "nan"],
     ["ledger", "prune", "--older-than", "1", "--kind", "nosuch"],

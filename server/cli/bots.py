@@ -126,9 +126,9 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
         argv = procs.check_command(shlex.join(command))
     except procs.BotStartError as e:
         raise typer.BadParameter(str(e), param_hint="COMMAND") from None
-    env = {**os.environ, "CARDARENA_ADDRESS": address, "CARDARENA_TOKEN": token,
-           "CARDARENA_GAMES": ",".join(game or ()), "CARDARENA_MAX_MATCHES": str(max_matches),
-           "CARDARENA_MAX_MATCHES_PER_HOUR": str(max_matches_per_hour)}
+    env = procs.bot_environment(CARDARENA_ADDRESS=address, CARDARENA_TOKEN=token, CARDARENA_GAMES=",".join(game or ()),
+                                CARDARENA_MAX_MATCHES=str(max_matches),
+                                CARDARENA_MAX_MATCHES_PER_HOUR=str(max_matches_per_hour))
     import threading
     from .hosting import STOP_SIGNALS, _Stopped
     got: list[int] = []  # the stop signals, noted by the handlers and acted on here
