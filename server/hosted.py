@@ -143,7 +143,7 @@ class Hosting:
             if name not in self.runners:
                 folder = self.workdir / "run" / name
                 await asyncio.to_thread(self._unpack, name, folder)
-                r = _Runner(name, v.run, folder, self.referee.mint_session_token(name))
+                r = _Runner(name, v.run, folder, self.referee.mint_session_token(name, unix_only=True))
                 self.runners[name] = r
                 r.task = asyncio.create_task(self._keep(r), name=f"hosted {name}")
 

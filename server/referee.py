@@ -370,7 +370,7 @@ class Referee:
                  time_control: TimeControl = TimeControl(), outbox: tuple[int, int] = (OUTBOX_MESSAGES, OUTBOX_BYTES)):
         self._authenticate = authenticate or (lambda token: None)
         self.outbox = outbox  # (messages, bytes) that may wait for one stream (Link)
-        self._sessions: dict[str, str] = {}
+        self._sessions: dict[str, tuple[str, bool]] = {}  # token's hash → (bot, unix only)
         self.time_control = time_control
         self.links: dict[str, Link] = {}
         self._connected: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
@@ -386,20 +386,23 @@ class Referee:
         return len(self.runs)
 
     # ----- identity ------------------------------------------------------------------------
-    def mint_session_token(self, bot: str) -> str:
-        """A token valid while this referee runs, for a bot the caller starts itself."""
+    def mint_session_token(self, bot: str, unix_only: bool = False) -> str:
+        """A token valid while this referee runs, for a bot the caller starts itself;
+        ``unix_only``: valid only on a stream that came over a Unix socket (a hosted bot's, from
+        its sandbox: a token it prints into its log opens nothing from outside)."""
         token = secrets.token_urlsafe(32)
-        self._sessions[token_hash(token)] = bot
+        self._sessions[token_hash(token)] = (bot, unix_only)
         return token
 
-    def authenticate(self, token: str) -> str | None:
-        """The bot name a token belongs to, or None. Never logs the token."""
+    def authenticate(self, token: str, peer: str = "") -> str | None:
+        """The bot name a token belongs to on a stream from ``peer`` (grpc's ``context.peer()``),
+        or None. Never logs the token."""
         if not token:
             return None
         h = token_hash(token)
-        for known, bot in self._sessions.items():
+        for known, (bot, unix_only) in self._sessions.items():
             if hmac.compare_digest(known, h):
-                return bot
+                return bot if not unix_only or peer.startswith("unix:") else None
         return self._authenticate(token)
 
     # ----- links ---------------------------------------------------------------------------

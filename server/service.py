@@ -52,7 +52,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self.referee = referee
 
     async def Play(self, request_iterator, context) -> AsyncIterator[pb.RefereeMessage]:
-        bot = self.referee.authenticate(bearer_token(context))
+        bot = self.referee.authenticate(bearer_token(context), context.peer())
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "unknown bot token: send 'authorization: Bearer <token>' (CARDARENA_TOKEN)")

@@ -130,3 +130,41 @@ def test_a_sandboxed_bot_plays_through_the_bound_socket(served, sandboxes, bot_d
     row = next(line for line in standings.splitlines() if " unix-boxed " in line)
     assert row.split()[-2:] == ["0", "0"], f"faults and forfeits: {row}\n{box.log_tail()}"
     assert left_of(box) == []
+
+
+def test_a_hosted_bots_token_opens_a_stream_over_the_unix_socket_only(tmp_path):
+    """A hosted bot's token (``unix_only``) is in its sandbox's environment, and the bot can print
+    it into the log its author reads: over TCP it is an unknown token; over the socket, the bot."""
+    import asyncio
+
+    from cardarena.server.referee import Referee
+    from cardarena.server.service import start_server
+    from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+
+    async def first_message(address: str, token: str):
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = referee_pb2_grpc.RefereeStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+            await call.write(pb.BotMessage(hello=pb.Hello(client="test")))
+            try:
+                return (await call.read()).WhichOneof("kind"), None
+            except grpc.aio.AioRpcError as e:
+                return None, e.code()
+            finally:
+                call.cancel()
+
+    async def scenario():
+        referee = Referee()
+        socket = tmp_path / "referee.sock"
+        hosted = await start_server(referee, "127.0.0.1:0", unix_socket=str(socket))
+        try:
+            hosted_token = referee.mint_session_token("ada@1", unix_only=True)
+            local_token = referee.mint_session_token("bo")
+            return [await first_message(hosted.address, hosted_token),
+                    await first_message(f"unix:{socket}", hosted_token),
+                    await first_message(hosted.address, local_token)]
+        finally:
+            await hosted.server.stop(grace=0)
+
+    over_tcp, over_socket, other_over_tcp = asyncio.run(scenario())
+    assert over_tcp == (None, grpc.StatusCode.UNAUTHENTICATED)
+    assert over_socket == ("welcome", None) and other_over_tcp == ("welcome", None)
