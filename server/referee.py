@@ -559,6 +559,11 @@ class Referee:
             log.warning("bot %s (%s): %s", link.bot, link.peer, what)
         self._unusable(link, pb.Notice.MALFORMED, None, f"{what}; ignored", notify=not pending)
 
+    def on_stray(self, link: Link, what: str) -> None:
+        """A message with nothing to act on (a hello again): told about and counted against the
+        stream's flood rate, as an unusable answer is; no fault."""
+        self._unusable(link, pb.Notice.MALFORMED, None, what)
+
     def _tell(self, link: Link, kind: int, answer: pb.Answer | None, message: str) -> None:
         """A notice about a message of the bot, within the notice rate."""
         if link.notices.take():

@@ -81,6 +81,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 kind = msg.WhichOneof("kind")
                 if kind == "answer":
                     self.referee.on_answer(link, msg.answer)
+                elif kind == "hello" and link.hello.is_set():  # a connection's first message only
+                    self.referee.on_stray(link, "a hello again on this connection; ignored")
                 elif kind == "hello":
                     link.games = tuple(msg.hello.games)
                     link.max_matches = max(0, msg.hello.max_matches)

@@ -24,6 +24,7 @@ import cardarena.server.referee as referee_module
 from cardarena.server import procs
 from cardarena.server.referee import FLOOD_BURST, FLOOD_RATE, Referee, TimeControl
 from cardarena.server.service import start_server
+from cardarena.v1 import referee_pb2 as pb
 
 pytestmark = pytest.mark.any_ledger  # the subject is the referee's conduct: the SQLite pass only
 
@@ -168,6 +169,19 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
     caplog.set_level(logging.INFO, logger="cardarena")
     caplog.set_level(logging.INFO, logger="grpc")
 
+    code, details = _flood([b"\xff\xff\xff\xff not a protobuf message"] * (FLOOD_BURST + 1))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
+    log = own_log(caplog.records)
+    assert "Traceback" not in log and "deserializ" not in log.lower()
+    lines = [r for r in caplog.records if "does not decode as a BotMessage" in r.getMessage()]
+    assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for {FLOOD_BURST + 1} undecodable messages"
+
+
+def _flood(messages: list[bytes]):
+    """Send ``messages`` on one Play stream of a bot "junk" to a real referee, reading what comes
+    back until it ends; (its status code, its details)."""
+    import grpc
+
     async def main():
         referee = Referee()
         hosted = await start_server(referee)
@@ -177,12 +191,13 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
                 call = ch.stream_stream("/cardarena.v1.Referee/Play", request_serializer=lambda b: b,
                                         response_deserializer=lambda b: b)(
                     metadata=(("authorization", f"Bearer {token}"),))
+
                 async def flood():
-                    # one more than the burst: the referee closes the stream on the last one (no
-                    # write after that, which grpc would fail locally as INTERNAL)
+                    # the referee closes the stream on the last one (no write after that, which
+                    # grpc would fail locally as INTERNAL)
                     try:
-                        for _ in range(FLOOD_BURST + 1):
-                            await call.write(b"\xff\xff\xff\xff not a protobuf message")
+                        for message in messages:
+                            await call.write(message)
                         await call.done_writing()
                     except grpc.aio.AioRpcError:
                         pass
@@ -198,12 +213,17 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
         finally:
             await hosted.stop(0)
 
-    code, details = asyncio.run(main())
+    return asyncio.run(main())
+
+
+def test_a_hello_again_on_a_connection_is_ignored_and_a_flood_of_them_closes_it(monkeypatch):
+    """A connection's first message is its hello; each later one is told about and counted as an
+    unusable message (it costs the referee a parse: 3.9 MB hellos were once taken without end)."""
+    import grpc
+    monkeypatch.setattr(referee_module, "FLOOD_RATE", 0.0)
+    hello = pb.BotMessage(hello=pb.Hello(client="junk", games=["sixth-card"] * 1000)).SerializeToString()
+    code, details = _flood([hello] * (FLOOD_BURST + 2))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
-    log = own_log(caplog.records)
-    assert "Traceback" not in log and "deserializ" not in log.lower()
-    lines = [r for r in caplog.records if "does not decode as a BotMessage" in r.getMessage()]
-    assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for {FLOOD_BURST + 1} undecodable messages"
 
 
 def test_the_flood_bucket_forgives_a_burst_and_then_refills_at_its_rate(monkeypatch):
