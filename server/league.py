@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import json
@@ -527,6 +528,7 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
     writes = await Recorder.start(ledger) if Recorder.can_serve(ledger) else _Writer(ledger)
     loop = asyncio.get_running_loop()
     held: set[int] = set()  # the matches this worker holds a lease on
+    set_turns: dict[int, asyncio.Lock] = {}  # a duplicate set's rotations, one at a time
     tasks: list[asyncio.Future] = []
     failure = loop.create_future()  # the first error that stops the league
 
@@ -567,11 +569,13 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
 
     async def one(m: Claimed) -> None:
         nonlocal done, played
+        dup = m.duplicate_set is not None
         try:
-            async with sem:
+            # the rotations of a duplicate set take turns (in claim order): a bot seated at two
+            # tables of one deal at once would see at the other what its opponent holds at this
+            async with (set_turns.setdefault(m.duplicate_set, asyncio.Lock()) if dup else _NO_TURN), sem:
                 t0 = time.monotonic()
                 # a plain match's deal is spent with it; a duplicate set's once its other rotations are too
-                dup = m.duplicate_set is not None
                 spent = functools.partial(writes.call, "rest_of_set_finished", m.id) if dup else True
                 out = await referee.play(game, list(m.bots), m.seed, options, str(m.id), tc, salt=m.salt,
                                          reveal=spent, sealed=dup)
@@ -652,6 +656,9 @@ async def play_league(referee: Referee, ledger, league_id: int, game: str, optio
         await writes.close()
         stats.ended = time.monotonic()
     return played
+
+
+_NO_TURN = contextlib.nullcontext()
 
 
 @dataclass(frozen=True)

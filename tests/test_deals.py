@@ -154,6 +154,34 @@ def test_every_bot_can_check_its_deal_against_the_commitment_it_got_first(tmp_pa
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
+@pytest.mark.any_ledger
+def test_a_duplicate_sets_rotations_are_never_played_at_once(tmp_path, ledger_url):
+    """A bot seated at two tables of one deal at once would read at one what its opponent holds
+    at the other (its own hand there). With room for four matches at once, the spy's own record
+    of every match's start and end shows the rotations of each set one after another, while
+    different sets do overlap (the league is not simply played one match at a time)."""
+    db = ledger_url()
+    log = tmp_path / "spy.jsonl"
+    log.touch()
+    spy = f"s1=env SPY_LOG={log} {sys.executable} {ROOT / 'tests' / 'bots' / 'spy_bot.py'}"
+    league(tmp_path, db, spy, f"r2={RANDOM}", f"r3={RANDOM}",
+           extra=("--duplicate", "--rounds", "4", "-j", "4", "--option", "rounds=1"))
+    set_of = {str(m.id): m.duplicate_set for m in Ledger(db).league_matches(1)}
+    assert len(set(set_of.values())) == 4 and len(set_of) == 12
+    open_now: set[str] = set()
+    overlapped_sets = False
+    for line in log.read_text().splitlines():
+        entry = json.loads(line)
+        match_id = entry["msg"].get("matchId")
+        if entry["kind"] == "match_start":
+            assert all(set_of[other] != set_of[match_id] for other in open_now), (match_id, open_now)
+            overlapped_sets |= bool(open_now)
+            open_now.add(match_id)
+        elif entry["kind"] == "match_end":
+            open_now.discard(match_id)
+    assert overlapped_sets
+
+
 def test_play_commits_to_its_deal_and_reveals_it_after(tmp_path, ledger_url):
     db = ledger_url()
     logs = [tmp_path / f"s{i}.jsonl" for i in range(3)]
