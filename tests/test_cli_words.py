@@ -32,6 +32,7 @@ BAD_ARGUMENTS = [
     # league run
     [*LEAGUE, "--rounds", "-1"], [*LEAGUE, "--rounds", "0"], [*LEAGUE, "--rounds", HUGE],
     [*LEAGUE, "--rounds", "100000000"],  # a round robin past the most one league holds
+    [*LEAGUE, "--start-timeout", "0"],
     [*LEAGUE, "--seats", "11"], [*LEAGUE, "--seats", "-1"], [*LEAGUE, "--seats", HUGE],
     [*LEAGUE, "--option", "nosuch=3"], [*LEAGUE, "--option", "end_score=-5"],
     [*LEAGUE, "-j", "0"], [*LEAGUE, "-j", "-3"],
@@ -72,11 +73,15 @@ BAD_ARGUMENTS = [
     ["bot", "connect", "--game", "nosuchgame", "--", "true"], ["bot", "connect", "--address", "x:99999", "--", "true"],
     ["bot", "list", "--server", "127.0.0.1:65536"],
     ["bridge", "--token", "x", "--", "nosuchprog"], ["bridge", "--token", "x", "--", "/no/such/prog"],
+    ["bot", "connect", "--token-file", "/no/such/file", "--", "true"],
+    ["bot", "versions", "me", "--token-file", "/no/such/file"],
     # ledger
     ["ledger", "prune", "--older-than", "-1"], ["ledger", "prune", "--older-than", "nan"],
     ["ledger", "prune", "--older-than", "1", "--kind", "nosuch"],
     # serve, demo, rules
     ["serve", "--address", "127.0.0.1:70000"], ["serve", "--move-time", "-1"], ["serve", "--rate", "-1"],
+    ["serve", "--tls-cert", "/no/such/cert", "--tls-key", "/no/such/key"],
+    ["serve", "--admin-token-file", "/no/such/file"],
     ["demo", "--rounds", "0"], ["demo", "--rounds", HUGE], ["demo", "--game", "nosuchgame"],
     ["rules", "nosuchgame"],
     # no such option, no such command

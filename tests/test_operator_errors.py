@@ -392,9 +392,9 @@ def test_serve_warns_about_an_admin_token_on_the_command_line(tmp_path, ledger_u
 
 def test_serve_refuses_a_missing_or_empty_token_file(cli, db, tmp_path):
     code, _, err = cli("serve", "--admin-token-file", str(tmp_path / "nope"))
-    one_line(code, err, 1, "cannot read the admin token file", "No such file")
+    one_line(code, err, 2, "cannot read the admin token file", "No such file")
     (tmp_path / "empty").write_text("\n")
     code, _, err = cli("serve", "--admin-token-file", str(tmp_path / "empty"))
-    one_line(code, err, 1, "is empty")
+    one_line(code, err, 2, "is empty")
     code, _, err = cli("serve", "--admin-token-file", str(tmp_path / "empty"), "--admin-token", "x")
     one_line(code, err, 2, "not both")

@@ -121,7 +121,8 @@ def bot_connect(command: Annotated[list[str], typer.Argument(help="The bot progr
         check_game(g)
     token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
     if not token:
-        raise CliError("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints one)")
+        raise typer.BadParameter("no token: give --token-file or set CARDARENA_TOKEN (`cardarena bot add NAME` prints "
+                                 "one)", param_hint="--token-file")
     try:
         argv = procs.check_command(shlex.join(command))
     except procs.BotStartError as e:

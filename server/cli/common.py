@@ -220,12 +220,14 @@ def _web_socket(address: str | None, required: bool, hint: str = "--web-address"
                        + (" or --no-web)" if hint == "--web-address" else ")")) from None
 
 
-def _token_file(path: Path, what: str) -> str:
-    """A token kept in a file (its text, stripped), or one line saying why it cannot be read."""
+def _token_file(path: Path, what: str, hint: str = "--token-file") -> str:
+    """A token kept in a file (its text, stripped); a file that cannot be read is a bad argument
+    of ``hint`` (one line, exit 2)."""
     try:
         return path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as e:
-        raise CliError(f"cannot read the {what} file {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+        raise typer.BadParameter(f"cannot read the {what} file {str(path)!r}: {getattr(e, 'strerror', None) or e}",
+                                 param_hint=hint) from None
 
 
 def read_admin_token(given: str | None, path: Path | None) -> str:
@@ -234,9 +236,9 @@ def read_admin_token(given: str | None, path: Path | None) -> str:
     if given and path:
         raise typer.BadParameter("give --admin-token-file or --admin-token, not both", param_hint="--admin-token")
     if path is not None:
-        token = _token_file(path, "admin token")
+        token = _token_file(path, "admin token", "--admin-token-file")
         if not token:
-            raise CliError(f"the admin token file {str(path)!r} is empty")
+            raise typer.BadParameter(f"the admin token file {str(path)!r} is empty", param_hint="--admin-token-file")
         return token
     if given:
         err.print("cardarena: warning: --admin-token puts the token on the command line, where other users of this "

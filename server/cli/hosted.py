@@ -33,7 +33,8 @@ def _stub(server: str | None, token_file: Path | None):
     check_address(server, "--server")
     token = _token_file(token_file, "token") if token_file is not None else os.environ.get("CARDARENA_TOKEN", "")
     if not token:
-        raise CliError("no token: give --token-file or set CARDARENA_TOKEN (the bot's own, from `cardarena bot add`)")
+        raise typer.BadParameter("no token: give --token-file or set CARDARENA_TOKEN (the bot's own, from `cardarena "
+                                 "bot add`)", param_hint="--token-file")
     ca = os.environ.get("CARDARENA_TLS_CA")
     if ca:
         try:

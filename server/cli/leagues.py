@@ -214,7 +214,7 @@ def league_run(
     python = _python_bots(bots, ray)
     options = parse_options(option or [])
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
-    check_seconds(start_timeout, "--start-timeout")
+    check_seconds(start_timeout, "--start-timeout", above_zero=True)
     check_seconds(lease, "--lease", above_zero=True)
     names = [n for n, _ in bots]
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
@@ -306,7 +306,7 @@ def league_resume(
     that is being played, use `cardarena league work ID`, which leaves the running matches to
     their workers and replays only those whose lease ran out.
     """
-    check_seconds(start_timeout, "--start-timeout")
+    check_seconds(start_timeout, "--start-timeout", above_zero=True)
     if stale_after is not None:
         check_seconds(stale_after, "--stale-after")
     ledger = read_ledger(db, f"league {league_id}")
@@ -421,7 +421,7 @@ def league_work(
     from ..league import settings_time_control, worker_name
     from ..referee import TimeControl
     check_seconds(lease, "--lease", above_zero=True)
-    check_seconds(start_timeout, "--start-timeout")
+    check_seconds(start_timeout, "--start-timeout", above_zero=True)
     ledger = read_ledger(db, f"league {league_id}")
     info, bots = _league_bots(ledger, league_id, bot, concurrency)
     python = _python_bots(bots, ray)

@@ -114,10 +114,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     web_sock = None if no_web else _web_socket(web_address, required=web_address is not None or web_private)
     tls = None
     if tls_cert and tls_key:
-        try:
-            tls = (tls_cert.read_bytes(), tls_key.read_bytes())
-        except OSError as e:
-            raise CliError(f"cannot read TLS files: {e}") from None
+        tls = (_read_pem(tls_cert, "--tls-cert"), _read_pem(tls_key, "--tls-key"))
     ledger = open_ledger(db)
     refusal = None
     if host_bots is not False:
@@ -215,3 +212,11 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
 
     signum = asyncio.run(main())
     raise CliError(str(_Stopped(signum)), code=128 + signum)
+
+
+def _read_pem(path: Path, hint: str) -> bytes:
+    """A TLS file's bytes; one that cannot be read is a bad argument (one line, exit 2)."""
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise typer.BadParameter(f"cannot read {str(path)!r}: {e.strerror or e}", param_hint=hint) from None
