@@ -83,6 +83,7 @@ BAD_ARGUMENTS = [
     ["serve", "--tls-cert", "/no/such/cert", "--tls-key", "/no/such/key"],
     ["serve", "--admin-token-file", "/no/such/file"],
     ["demo", "--rounds", "0"], ["demo", "--rounds", HUGE], ["demo", "--game", "nosuchgame"],
+    ["demo", "--web", "--web-address", "127.0.0.1:99999"], [*LEAGUE, "--web-address", "127.0.0.1:99999"],
     ["rules", "nosuchgame"],
     # no such option, no such command
     ["ratings", "--nosuch"], ["nosuch"],

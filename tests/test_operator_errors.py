@@ -398,3 +398,19 @@ def test_serve_refuses_a_missing_or_empty_token_file(cli, db, tmp_path):
     one_line(code, err, 2, "is empty")
     code, _, err = cli("serve", "--admin-token-file", str(tmp_path / "empty"), "--admin-token", "x")
     one_line(code, err, 2, "not both")
+
+
+@pytest.mark.any_ledger
+def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(tmp_path, ledger_url):
+    """grpc's own failure to bind comes with a log line of its own on stderr; the CLI finds the
+    port taken first, before it opens the ledger or makes and shows an admin token."""
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        r = subprocess.run([*CLI, "serve", "--address", address, "--no-web", "--db", ledger_url()],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           env={k: v for k, v in os.environ.items() if k != "CARDARENA_ADMIN_TOKEN"})
+    one_line(r.returncode, r.stderr, 1, f"cannot listen on {address}", "Address already in use")
+    assert r.stdout == ""  # no admin token made for a server that never ran

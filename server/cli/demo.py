@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .app import REPO, CliError, DbOpt, WebAddressOpt, app, err, out
-from .common import check_game
+from .common import check_address, check_game
 from .leagues import _SERVE_AFTER, league_run
 
 
@@ -33,6 +33,8 @@ def demo(db: DbOpt = "cardarena-demo.db",
     bots += [f"heuristic-{i}=python {examples / 'heuristic_bot.py'}" for i in (1, 2)]
     if web_address is not None and not web:
         raise typer.BadParameter("--web-address goes with --web", param_hint="--web-address")
+    if web_address is not None:
+        check_address(web_address, "--web-address")
     err.print(f"demo: {game}, 4 example bots (Python) over gRPC, ledger {db}")
     token = _SERVE_AFTER.set(web)
     try:

@@ -17,8 +17,9 @@ from .app import (
     MAX_INT, TimeBankOpt, click_exc, err, league_app, out,
 )
 from .common import (
-    _league_bar, _league_progress, _register_bots, _web_socket, admin_stub, check_game, check_programs, check_seconds,
-    caption, check_time_control, make_log_dir, new_log_dir, open_ledger, parse_bots, parse_options, read_ledger, rpc,
+    _league_bar, _league_progress, _register_bots, _web_socket, admin_stub, caption, check_address, check_game,
+    check_programs, check_seconds, check_time_control, make_log_dir, new_log_dir, open_ledger, parse_bots,
+    parse_options, read_ledger, rpc,
 )
 
 
@@ -216,6 +217,8 @@ def league_run(
     check_time_control(move_time, time_bank, max_faults, grace, max_reconnects)
     check_seconds(start_timeout, "--start-timeout", above_zero=True)
     check_seconds(lease, "--lease", above_zero=True)
+    if web_address is not None:  # before anything is said: a bad argument is the only line
+        check_address(web_address, "--web-address")
     names = [n for n, _ in bots]
     spec = LeagueSpec(game=game, bots=names, seats=seats, rounds=rounds, seed=seed, concurrency=concurrency,
                       move_seconds=move_time, options=options, start_timeout=start_timeout,

@@ -115,6 +115,7 @@ def serve(address: Annotated[str, typer.Option("--address", help="HOST:PORT to l
     tls = None
     if tls_cert and tls_key:
         tls = (_read_pem(tls_cert, "--tls-cert"), _read_pem(tls_key, "--tls-key"))
+    _check_free(address)  # before the ledger is opened and an admin token made and shown
     ledger = open_ledger(db)
     refusal = None
     if host_bots is not False:
@@ -220,3 +221,25 @@ def _read_pem(path: Path, hint: str) -> bytes:
         return path.read_bytes()
     except OSError as e:
         raise typer.BadParameter(f"cannot read {str(path)!r}: {e.strerror or e}", param_hint=hint) from None
+
+
+def _check_free(address: str) -> None:
+    """One line (exit 1) if the referee's TCP address is taken or not this machine's, found by
+    binding it as grpc would (SO_REUSEADDR) before grpc tries: grpc's own failure comes with a
+    log line of its own on stderr."""
+    import socket
+    host, _, port = address.rpartition(":")
+    if address.startswith("unix:") or not port.isdigit() or int(port) == 0:
+        return
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError:
+        return  # grpc says what it makes of the name
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as e:
+                raise CliError(f"cannot listen on {address}: {e.strerror or e}") from None
