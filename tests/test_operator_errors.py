@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from cardarena.ratings import Ledger
+from cardarena.ratings import Ledger, LedgerError
 from cardarena.server.league import LeagueError, LeagueSpec, check_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -283,6 +283,38 @@ def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, ledger_url, delay):
         assert "cardarena league resume 1" in said[0]
         r = run("league", "resume", "1", "--db", db, "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
         assert r.returncode == 0 and "league 1 finished: 6 matches." in r.stdout, r.stderr
+
+
+def test_a_league_stopped_mid_way_says_as_many_matches_done_as_the_ledger_holds(tmp_path, ledger_url):
+    """SIGINT once a few matches are recorded: the matches its line says are done are the ones
+    the ledger holds finished, records written while it stopped included (the progress bar's
+    count once missed one of them)."""
+    db = ledger_url()
+    proc = subprocess.Popen([*CLI, *league_args("--rounds", "100", "--option", "rounds=1", "--db", db, "--log-dir",
+                                                str(tmp_path / "logs"))],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()  # "league: …": the ledger is made, the league soon in it
+        ledger, deadline = Ledger(db), time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if ledger.league(1).counts["finished"] >= 3:
+                    break
+            except LedgerError:  # not in the ledger yet
+                pass
+            time.sleep(0.2)
+        ledger.close()
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    err = first + rest
+    assert proc.returncode == 130, err
+    said = [x for x in err.splitlines() if x.startswith("cardarena:")]
+    assert len(said) == 1 and "league 1 stopped at " in said[0], err
+    counts = Ledger(db).league(1).counts
+    assert f"stopped at {counts['finished'] + counts['failed']}/200 matches" in said[0], (said[0], counts)
+    assert counts["finished"] >= 3
 
 
 def test_ctrl_c_while_the_cli_is_still_importing():

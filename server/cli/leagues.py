@@ -23,6 +23,24 @@ from .common import (
 )
 
 
+def _stopped_at(why: str, league_id: int, ledger, state: dict, total: int) -> str:
+    """The line of a stopped league: the matches the ledger holds done once the league's last
+    records are in (the progress bar's count can miss a record written while stopping), or the
+    bar's where the ledger cannot say (it may be what stopped the league)."""
+    done = state.get("done", 0)
+    try:
+        opened = open_ledger(ledger) if isinstance(ledger, str) else None
+        try:
+            counts = (opened or ledger).league(league_id).counts
+        finally:
+            if opened is not None:
+                opened.close()
+        done = counts["finished"] + counts["failed"]
+    except Exception:  # noqa: BLE001 - a ledger that cannot be read: the bar's count
+        pass
+    return f"{why}; league {league_id} stopped at {done}/{total} matches: go on with `cardarena league resume {league_id}`"
+
+
 def _print_ratings(rows) -> None:
     from cardarena.ratings import format_ratings
     out.print(format_ratings(rows, "table"))
@@ -49,8 +67,7 @@ def _run_league_locally(bots, db: str, log_dir: Path, move_time: float, total: i
         lid = state.get("league")
         if lid is None or state.get("served_after"):
             return why
-        return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
-                f"go on with `cardarena league resume {lid}`")
+        return _stopped_at(why, lid, db, state, total)
 
     try:
         result = _run_hosting(bots, db, log_dir, start, move_time=move_time, web=web)
@@ -753,8 +770,7 @@ def _run_in_process(bots: dict, ray: str | None, ledger, total: int, done: int, 
         lid = state.get("league")
         if lid is None:
             return why
-        return (f"{why}; league {lid} stopped at {state.get('done', 0)}/{total} matches: "
-                f"go on with `cardarena league resume {lid}`")
+        return _stopped_at(why, lid, ledger, state, total)
 
     async def main():
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
