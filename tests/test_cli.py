@@ -59,6 +59,9 @@ def test_games_lists_ids_player_ranges_options(cli):
 def test_rules_prints_the_text_and_refuses_a_missing_language(cli):
     code, out, _ = cli("rules", "sixth-card")
     assert code == 0 and "The sixth card" in out and "Queen of Spades 5" in out
+    for game in ("sixth-card", "unsorted", "scout", "three-thirteen"):  # each text opens with its game's name
+        code, out, _ = cli("rules", game)
+        assert code == 0 and out.splitlines()[0].lower().startswith(game.replace("-", " ")), out[:200]
     code, _, err = cli("rules", "sixth-card", "--lang", "de")
     assert_one_line_error(code, err, 2, "sixth-card has rules in en")
     code, _, err = cli("rules", "chess")

@@ -42,4 +42,8 @@ def rules(game: Annotated[str, typer.Argument(help="Game id (see `cardarena game
     texts = cls.rules_texts
     if lang not in texts:
         raise typer.BadParameter(f"{game} has rules in {', '.join(sorted(texts))}, not {lang!r}", param_hint="--lang")
-    sys.stdout.write(cls.rules_text(lang).rstrip() + "\n")
+    text = cls.rules_text(lang).rstrip()
+    first = text.lstrip().split("\n", 1)[0]
+    if cls.title.lower() not in first.lower():  # a text copied as published, under its page's heading
+        text = f"{cls.title} (rules text: {texts[lang]}, as published)\n\n{text}"
+    sys.stdout.write(text + "\n")
