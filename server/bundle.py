@@ -7,6 +7,7 @@ folder, its tar.gz and its zip hash alike, and ``bot submit`` prints the hash th
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import os
@@ -156,10 +157,45 @@ def _member_path(name: str) -> PurePosixPath:
 _MAX_PATH = 1024  # bytes of a member's name; far below the system's PATH_MAX
 
 
+class _Capped:
+    """The tar stream, decompressed as tarfile reads it, refusing what no bot's files need:
+    a read of more than :data:`_MOST_READ` bytes at once (tarfile reads a pax or GNU long-name
+    header whole, whatever size it declares: a 1.5 MB archive once cost 1.7 GB), or a stream
+    longer than the files' limit and their headers' room."""
+
+    def __init__(self, data: bytes, most: int):
+        self._gz = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+        self._most = most
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0 or n > _MOST_READ:
+            raise BundleError(f"the archive holds a header or block of {'unbounded' if n is None or n < 0 else f'{n:,}'} "
+                              f"bytes (at most {_MOST_READ:,})")
+        out = self._gz.read(n)
+        self._check()
+        return out
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        where = self._gz.seek(offset, whence)
+        self._check()
+        return where
+
+    def tell(self) -> int:
+        return self._gz.tell()
+
+    def _check(self) -> None:
+        if self._gz.tell() > self._most:
+            raise BundleError(f"the files unpack to more than {self._most // (1024 * 1024)} MB with their headers")
+
+
+_MOST_READ = 1 << 20  # a header, or a block of a file's bytes as they are copied (64 KB)
+
+
 def _unpack_tar(data: bytes, dest: Path, max_unpacked: int) -> None:
     links: dict[PurePosixPath, str] = {}
     count = size = 0
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+    stream = _Capped(data, max_unpacked + (MAX_FILES + 2) * 4096)  # each member's headers and padding
+    with tarfile.open(fileobj=stream, mode="r:") as tar:
         while (m := tar.next()) is not None:  # one member at a time: the count stops a flood of them
             count += 1
             if count > MAX_FILES:
@@ -190,6 +226,8 @@ def _unpack_tar(data: bytes, dest: Path, max_unpacked: int) -> None:
                 raise BundleError(f"the archive holds a hard link ({m.name[:200]!r}); pack the file itself")
             else:
                 raise BundleError(f"the archive holds {m.name[:200]!r}, which is no file, folder or link")
+    for rel, target in links.items():
+        _no_climb_through_links(rel, target, links)
     made = set()
     for rel, target in links.items():  # last: no file was written through a link
         if any(parent in made for parent in rel.parents):  # a link within a link, made earlier
@@ -200,6 +238,25 @@ def _unpack_tar(data: bytes, dest: Path, max_unpacked: int) -> None:
             raise BundleError(f"the archive names {rel.as_posix()[:200]!r} twice")
         os.symlink(target, path)
         made.add(rel)
+
+
+def _no_climb_through_links(rel: PurePosixPath, target: str, links) -> None:
+    """A target's words hold only where no ``..`` follows a link: ``esc -> d/s/..`` with
+    ``d/s -> ..`` is ``d`` by its words and the folder's parent in fact. Going on down through a
+    link (``node_modules/.bin/x -> ../pkg/cli.js``, ``pkg`` a link) stays inside."""
+    at: list[str] = list(rel.parent.parts)
+    through = False
+    for part in target.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if through:
+                raise BundleError(f"the link {rel.as_posix()[:200]!r} points to {target[:200]!r}: up again "
+                                  "after passing through a link, which could leave the folder")
+            at = at[:-1]
+        else:
+            at.append(part)
+            through = through or PurePosixPath(*at) in links
 
 
 def _first_link(rel: PurePosixPath, links) -> str:
@@ -216,12 +273,11 @@ def _zip_entries(data: bytes) -> int:
     said = int.from_bytes(data[at + 10:at + 12], "little")
     size = int.from_bytes(data[at + 12:at + 16], "little")
     end = at  # the central directory ends where the end records begin
-    if at >= 20 and data[at - 20:at - 16] == b"PK\x06\x07":  # zip64
-        record = int.from_bytes(data[at - 12:at - 4], "little")
-        if data[record:record + 4] == b"PK\x06\x06" and len(data) >= record + 56:
-            said = int.from_bytes(data[record + 32:record + 40], "little")
-            size = int.from_bytes(data[record + 40:record + 48], "little")
-            end = record
+    record = at - 20 - 56  # a zip64 end record, where zipfile reads it: just before its locator
+    if record >= 0 and data[at - 20:at - 16] == b"PK\x06\x07" and data[record:record + 4] == b"PK\x06\x06":
+        said = int.from_bytes(data[record + 32:record + 40], "little")
+        size = int.from_bytes(data[record + 40:record + 48], "little")
+        end = record
     count, pos = 0, end - size
     while 0 <= pos and pos + 46 <= end and data[pos:pos + 4] == b"PK\x01\x02" and count <= MAX_FILES:
         count += 1

@@ -162,3 +162,72 @@ def test_unpacking_a_packed_folder_gives_the_same_files(tmp_path):
     bundle.unpack(bundle.pack(folder), "tar.gz", out)
     assert bundle.content_hash(out) == bundle.content_hash(folder)
 
+
+
+def _gz_of_header(kind: bytes, size: int) -> bytes:
+    """A tar.gz whose first member is a pax (``x``) or GNU long-name (``L``) header declaring
+    ``size`` bytes, and holding them (a small archive: they compress to almost nothing)."""
+    import tarfile
+    import zlib
+    info = tarfile.TarInfo("././@LongLink")
+    info.type, info.size = kind, size
+    z, out = zlib.compressobj(6, zlib.DEFLATED, 31), io.BytesIO()
+    out.write(z.compress(info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape")))
+    chunk = (b"a" if kind == tarfile.XHDTYPE else b"\0") * (1 << 20)
+    for _ in range(size // len(chunk)):
+        out.write(z.compress(chunk))
+    bot = tarfile.TarInfo("bot.py")
+    bot.size = 3
+    out.write(z.compress(bot.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape") + b"x=1".ljust(512, b"\0")))
+    out.write(z.compress(b"\0" * 1024) + z.flush())
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", [b"x", b"L"], ids=["pax", "gnu-long-name"])
+def test_a_header_declaring_megabytes_is_refused_before_it_is_read(box, kind):
+    """tarfile reads a pax or GNU long-name header whole, whatever size it declares: a 1.5 MB
+    archive declaring 1.5 GB once took 1.7 GB of the server's memory and its GIL for seconds."""
+    dest, _ = box
+    data = _gz_of_header(kind, 64 << 20)
+    assert len(data) < 1 << 20
+    tracemalloc.start()
+    try:
+        _refused(data, dest, "header or block of 67,108,864 bytes")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+
+
+def test_a_zip64_end_record_where_zipfile_reads_it_is_the_one_counted(box, monkeypatch):
+    """zipfile takes the zip64 end record just before its locator, whatever offset the locator
+    gives; so does the count (a locator pointing elsewhere hid 980,000 entries)."""
+    dest, _ = box
+    monkeypatch.setattr(bundle, "MAX_FILES", 100)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for i in range(300):
+            z.writestr(f"f{i}", "")
+    data = bytearray(buf.getvalue())
+    at = data.rfind(b"PK\x05\x06")
+    size, offset = int.from_bytes(data[at + 12:at + 16], "little"), int.from_bytes(data[at + 16:at + 20], "little")
+    record = (b"PK\x06\x06" + (44).to_bytes(8, "little") + (45).to_bytes(2, "little") * 2 + bytes(8)
+              + (300).to_bytes(8, "little") * 2 + size.to_bytes(8, "little") + offset.to_bytes(8, "little"))
+    locator = b"PK\x06\x07" + bytes(4) + (0).to_bytes(8, "little") + (1).to_bytes(4, "little")  # offset 0: a lie
+    end = bytearray(data[at:])
+    end[8:12] = bytes(4)  # the end record: "0 entries", as a zip64's may say 0xFFFF
+    data = bytes(data[:at]) + record + locator + bytes(end)
+    assert len(zipfile.ZipFile(io.BytesIO(data)).infolist()) == 300  # zipfile reads them all
+    assert bundle._zip_entries(data) == 300
+    _refused(data, dest, "more than 100", fmt="zip")
+
+
+def test_a_link_that_climbs_after_passing_through_a_link_is_refused(box):
+    """esc -> d/s/.. is d by its words, but with d/s -> .. it is the folder's parent; going on
+    down through a link stays inside and is kept (node_modules/.bin's links do so)."""
+    dest, outside = box
+    _refused(_tar(("d/", "dir", None), ("d/s", "sym", ".."), ("esc", "sym", "d/s/..")), dest,
+             "up again after passing through a link")
+    bundle.unpack(_tar(("pkg-1/cli.js", "file", "x"), ("pkg", "sym", "pkg-1"), ("bin/cli", "sym", "../pkg/cli.js")),
+                  "tar.gz", dest.parent / "ok")
+    assert (dest.parent / "ok" / "bin" / "cli").read_text() == "x"
