@@ -36,7 +36,6 @@ class _Runner:
     name: str                 # NAME@K: the version, and the bot row it plays as
     run: str
     folder: Path
-    token: str
     task: asyncio.Task | None = None
     box: object | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)   # its match ended: recycle
@@ -143,7 +142,7 @@ class Hosting:
             if name not in self.runners:
                 folder = self.workdir / "run" / name
                 await asyncio.to_thread(self._unpack, name, folder)
-                r = _Runner(name, v.run, folder, self.referee.mint_session_token(name, unix_only=True))
+                r = _Runner(name, v.run, folder)
                 self.runners[name] = r
                 r.task = asyncio.create_task(self._keep(r), name=f"hosted {name}")
 
@@ -165,8 +164,11 @@ class Hosting:
                 self._hold(r.name, True)
                 r.ended.clear()
                 r.match_id = None
+                # a token for this sandbox alone, over the socket alone, revoked when it stops: one
+                # the bot writes into its log (read after the match) opens nothing
+                token = self.referee.mint_session_token(r.name, unix_only=True)
                 box = sandboxes.Sandbox(r.folder, name=r.name, socket=self.socket, limits=self.limits,
-                                        env={"CARDARENA_TOKEN": r.token, "CARDARENA_MAX_MATCHES": "1"})
+                                        env={"CARDARENA_TOKEN": token, "CARDARENA_MAX_MATCHES": "1"})
                 r.box = box
                 r.started += 1
                 played = False
@@ -179,6 +181,7 @@ class Hosting:
                 except Exception:  # noqa: BLE001 - one bot's trouble never stops the others
                     log.exception("hosted bot %s", r.name)
                 finally:
+                    self.referee.revoke_session_token(token)
                     await self._end(r, box)
                 failures = 0 if played or time.monotonic() - t0 > MAX_BACKOFF else failures + 1
                 if failures:

@@ -378,7 +378,7 @@ class Referee:
         self.stats: dict[str, BotStats] = defaultdict(BotStats)
         self.runs: dict[str, _Run] = {}
         self._gone_since: dict[str, float] = {}
-        self._ended: OrderedDict[str, tuple[list[str], set[int]]] = OrderedDict()
+        self._ended: OrderedDict[str, tuple[list[str], set[int], int]] = OrderedDict()
         self.watchers: set[Callable[[str, "_Run", list], None]] = set()  # module docstring, "Watchers"
 
     @property
@@ -393,6 +393,10 @@ class Referee:
         token = secrets.token_urlsafe(32)
         self._sessions[token_hash(token)] = (bot, unix_only)
         return token
+
+    def revoke_session_token(self, token: str) -> None:
+        """The token opens no new stream from now on (a stream it opened goes on)."""
+        self._sessions.pop(token_hash(token), None)
 
     def authenticate(self, token: str, peer: str = "") -> str | None:
         """The bot name a token belongs to on a stream from ``peer`` (grpc's ``context.peer()``),
@@ -521,7 +525,9 @@ class Referee:
         if run is None:
             ended = self._ended.get(answer.match_id)
             if ended is not None and 0 <= answer.seat < len(ended[0]) and ended[0][answer.seat] == link.bot:
-                if answer.decision_id not in ended[1]:  # the first late answer to it: told, not counted
+                # the first late answer to a decision the match made: told, not counted (a decision
+                # id past its last is invented, and counted: the set of ids told stays bounded)
+                if answer.decision_id not in ended[1] and 0 < answer.decision_id <= ended[2]:
                     ended[1].add(answer.decision_id)
                     self._tell(link, pb.Notice.UNKNOWN_DECISION, answer,
                                "the match has ended; this answer came too late and is ignored")
@@ -678,7 +684,7 @@ class Referee:
             del self.runs[match_id]
             for timer in run.away_timer.values():
                 timer.cancel()
-            self._ended[match_id] = (list(bots), set())
+            self._ended[match_id] = (list(bots), set(), max(run.sent, default=0))
             while len(self._ended) > ENDED_KEPT:
                 self._ended.popitem(last=False)
             for bot in set(bots):

@@ -177,13 +177,15 @@ def test_undecodable_messages_are_malformed_at_a_rate_and_logged_in_few_lines(tm
     assert 1 <= len(lines) <= 10, f"{len(lines)} log lines for {FLOOD_BURST + 1} undecodable messages"
 
 
-def _flood(messages: list[bytes]):
-    """Send ``messages`` on one Play stream of a bot "junk" to a real referee, reading what comes
-    back until it ends; (its status code, its details)."""
+def _flood(messages: list[bytes], before=None):
+    """Send ``messages`` on one Play stream of a bot "junk" to a real referee (given first to
+    ``before``), reading what comes back until it ends; (its status code, its details)."""
     import grpc
 
     async def main():
         referee = Referee()
+        if before is not None:
+            before(referee)
         hosted = await start_server(referee)
         token = referee.mint_session_token("junk")
         try:
@@ -223,6 +225,27 @@ def test_a_hello_again_on_a_connection_is_ignored_and_a_flood_of_them_closes_it(
     monkeypatch.setattr(referee_module, "FLOOD_RATE", 0.0)
     hello = pb.BotMessage(hello=pb.Hello(client="junk", games=["sixth-card"] * 1000)).SerializeToString()
     code, details = _flood([hello] * (FLOOD_BURST + 2))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
+
+
+
+def test_late_answers_to_an_ended_match_are_free_only_for_decisions_it_made(monkeypatch):
+    """The first late answer to each decision of an ended match is told about and not counted;
+    one to a decision id past the match's last is invented, and counted (uncounted, a million of
+    them kept a stream open at 14,000 a second, each id remembered)."""
+    import grpc
+    monkeypatch.setattr(referee_module, "FLOOD_RATE", 0.0)
+
+    def ended(referee):  # as Referee.play leaves a finished match of 400 decisions, "junk" in seat 0
+        referee._ended["7"] = (["junk", "other"], set(), 2 * FLOOD_BURST)
+
+    def answers(ids):
+        return [pb.BotMessage(answer=pb.Answer(match_id="7", seat=0, decision_id=i)).SerializeToString() for i in ids]
+
+    hello = pb.BotMessage(hello=pb.Hello(client="junk")).SerializeToString()
+    code, _ = _flood([hello, *answers(range(1, 2 * FLOOD_BURST + 1))], before=ended)  # twice the burst: none counted
+    assert code == grpc.StatusCode.OK
+    code, details = _flood([hello, *answers(range(10**12, 10**12 + FLOOD_BURST + 1))], before=ended)
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "unusable messages" in details
 
 

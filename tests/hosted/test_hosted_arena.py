@@ -8,8 +8,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import grpc
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
@@ -63,6 +65,7 @@ def probe():
     say("pid 1:", open("/proc/1/cmdline").read().replace("\0", " "), open("/proc/1/environ").read())
     say("processes:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
     say("env:", sorted(os.environ))
+    say("token:", os.environ.get("CARDARENA_TOKEN", ""))  # into the log its author reads
 
 
 def flood():  # 100 MB on stdout in the middle of its match
@@ -105,6 +108,30 @@ def decide(decision):
 
 run(decide)
 """
+
+
+def _listening(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as s:
+        try:
+            s.connect(str(path))
+            return True
+        except OSError:  # a socket file a stopped server left
+            return False
+
+
+def _first_reply(address: str, token: str):
+    """What a Play stream opened with ``token`` gets first: "welcome", or the status it ends with."""
+    from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+    with grpc.insecure_channel(address) as channel:
+        call = referee_pb2_grpc.RefereeStub(channel).Play(
+            iter([pb.BotMessage(hello=pb.Hello(client="leak"))]), metadata=(("authorization", f"Bearer {token}"),),
+            timeout=30)
+        try:
+            return next(call).WhichOneof("kind")
+        except grpc.RpcError as e:
+            return e.code()
+        finally:
+            call.cancel()
 
 
 def _folder(root: Path, name: str, **files: str) -> Path:
@@ -257,6 +284,13 @@ def test_hostile_submissions_cost_only_their_own_seat(arena, tmp_path):
     assert f"read {led_path} refused" in logs
     assert ADMIN not in logs and "CARDARENA_ADMIN_TOKEN" not in logs and "env: ['CARDARENA_ADDRESS'" in logs
     assert str(arena.proc.pid) not in logs.split("processes:", 1)[1].split("\n", 1)[0]
+    # the token its sandbox had, read from its log: revoked with the sandbox, and never good over TCP
+    leaked = logs.split("token: ", 1)[1].split("\n", 1)[0].strip()
+    assert leaked
+    sockets = [p for p in Path(tempfile.gettempdir()).glob("cardarena-hosted-*/*.sock") if _listening(p)]
+    assert sockets  # this server's, and any other's running beside it
+    for where in [arena.address, *(f"unix:{p}" for p in sockets)]:
+        assert _first_reply(where, leaked) == grpc.StatusCode.UNAUTHENTICATED, where
     with pytest.raises(BlockingIOError):
         listener.recv(64)  # no datagram came out of the sandbox
     listener.close()

@@ -134,7 +134,8 @@ def test_a_sandboxed_bot_plays_through_the_bound_socket(served, sandboxes, bot_d
 
 def test_a_hosted_bots_token_opens_a_stream_over_the_unix_socket_only(tmp_path):
     """A hosted bot's token (``unix_only``) is in its sandbox's environment, and the bot can print
-    it into the log its author reads: over TCP it is an unknown token; over the socket, the bot."""
+    it into the log its author reads: over TCP it is an unknown token; over the socket, the bot,
+    until its sandbox stops and the token is revoked (the log is read after that)."""
     import asyncio
 
     from cardarena.server.referee import Referee
@@ -159,12 +160,15 @@ def test_a_hosted_bots_token_opens_a_stream_over_the_unix_socket_only(tmp_path):
         try:
             hosted_token = referee.mint_session_token("ada@1", unix_only=True)
             local_token = referee.mint_session_token("bo")
-            return [await first_message(hosted.address, hosted_token),
+            seen = [await first_message(hosted.address, hosted_token),
                     await first_message(f"unix:{socket}", hosted_token),
                     await first_message(hosted.address, local_token)]
+            referee.revoke_session_token(hosted_token)  # its sandbox stopped
+            return seen + [await first_message(f"unix:{socket}", hosted_token)]
         finally:
             await hosted.server.stop(grace=0)
 
-    over_tcp, over_socket, other_over_tcp = asyncio.run(scenario())
+    over_tcp, over_socket, other_over_tcp, revoked = asyncio.run(scenario())
     assert over_tcp == (None, grpc.StatusCode.UNAUTHENTICATED)
     assert over_socket == ("welcome", None) and other_over_tcp == ("welcome", None)
+    assert revoked == (None, grpc.StatusCode.UNAUTHENTICATED)
