@@ -169,8 +169,8 @@ class _Capped:
 
     def read(self, n: int = -1) -> bytes:
         if n is None or n < 0 or n > _MOST_READ:
-            raise BundleError(f"the archive holds a header or block of {'unbounded' if n is None or n < 0 else f'{n:,}'} "
-                              f"bytes (at most {_MOST_READ:,})")
+            size = "unbounded" if n is None or n < 0 else f"{n:,}"
+            raise BundleError(f"the archive holds a header or block of {size} bytes (at most {_MOST_READ:,})")
         out = self._gz.read(n)
         self._check()
         return out

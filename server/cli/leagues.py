@@ -38,7 +38,8 @@ def _stopped_at(why: str, league_id: int, ledger, state: dict, total: int) -> st
         done = counts["finished"] + counts["failed"]
     except Exception:  # noqa: BLE001 - a ledger that cannot be read: the bar's count
         pass
-    return f"{why}; league {league_id} stopped at {done}/{total} matches: go on with `cardarena league resume {league_id}`"
+    return (f"{why}; league {league_id} stopped at {done}/{total} matches: "
+            f"go on with `cardarena league resume {league_id}`")
 
 
 def _print_ratings(rows) -> None:
