@@ -254,6 +254,21 @@ def test_a_full_disk_stops_the_league_in_one_line_and_resume_finishes_it(small_d
     assert check.returncode == 0 and "60 finished" in check.stdout, check.stdout
 
 
+def _interrupted(proc: subprocess.Popen, until) -> str:
+    """SIGINT to ``proc`` once it has said its first line and ``until()`` returned; its stderr,
+    after it has exited with 130."""
+    try:
+        first = proc.stderr.readline()
+        until()
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    err = first + rest
+    assert proc.returncode == 130, err
+    return err
+
+
 # ----------------------------------------------------------------------------- Ctrl-C at the start
 @pytest.mark.parametrize("delay", [0.0, 0.5])
 def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, ledger_url, delay):
@@ -264,15 +279,7 @@ def test_ctrl_c_in_the_first_second_of_a_league(tmp_path, ledger_url, delay):
     proc = subprocess.Popen([*CLI, *league_args("--bot", f"c={RANDOM}", "--db", db, "--log-dir",
                                                 str(tmp_path / "logs"))],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stderr.readline()
-        time.sleep(delay)
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    err = first + rest
-    assert proc.returncode == 130, err
+    err = _interrupted(proc, lambda: time.sleep(delay))
     assert "Traceback" not in err and "Error" not in err, err
     said = [x for x in err.splitlines() if x.startswith("cardarena:")]
     assert len(said) == 1 and said[0].startswith("cardarena: interrupted"), err
@@ -293,8 +300,7 @@ def test_a_league_stopped_mid_way_says_as_many_matches_done_as_the_ledger_holds(
     proc = subprocess.Popen([*CLI, *league_args("--rounds", "100", "--option", "rounds=1", "--db", db, "--log-dir",
                                                 str(tmp_path / "logs"))],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stderr.readline()  # "league: …": the ledger is made, the league soon in it
+    def three_recorded():  # after "league: …", the ledger is made, the league soon in it
         ledger, deadline = Ledger(db), time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
@@ -304,12 +310,8 @@ def test_a_league_stopped_mid_way_says_as_many_matches_done_as_the_ledger_holds(
                 pass
             time.sleep(0.2)
         ledger.close()
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    err = first + rest
-    assert proc.returncode == 130, err
+
+    err = _interrupted(proc, three_recorded)
     said = [x for x in err.splitlines() if x.startswith("cardarena:")]
     assert len(said) == 1 and "league 1 stopped at " in said[0], err
     counts = Ledger(db).league(1).counts

@@ -32,6 +32,16 @@ def _refused(data: bytes, dest: Path, words: str, fmt: str = "tar.gz") -> str:
     return message
 
 
+def _peak_of_refusal(data: bytes, dest: Path, words: str) -> int:
+    """The most memory Python held while the archive was refused (:func:`_refused`), in bytes."""
+    tracemalloc.start()
+    try:
+        _refused(data, dest, words)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_plain_archive_unpacks_with_its_links_inside_and_its_modes(box):
     dest, _ = box
     data = _tar(("bot.py", "file", "print('hi')\n"), ("lib/", "dir", None), ("lib/util.py", "file", "x = 1\n"),
@@ -89,12 +99,7 @@ def test_a_flood_of_members_is_refused_at_the_limit_without_reading_them_all(box
     dest, _ = box
     monkeypatch.setattr(bundle, "MAX_FILES", 100)
     flood = _tar(*[(f"f{i}", "dir", None) for i in range(20_000)])
-    tracemalloc.start()
-    try:
-        _refused(flood, dest, "more than 100")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = _peak_of_refusal(flood, dest, "more than 100")
     # 20,000 members read at once would hold 20,000 TarInfo objects (several MB); 101 do not
     assert peak < 2_000_000, peak
 
@@ -190,13 +195,7 @@ def test_a_header_declaring_megabytes_is_refused_before_it_is_read(box, kind):
     dest, _ = box
     data = _gz_of_header(kind, 64 << 20)
     assert len(data) < 1 << 20
-    tracemalloc.start()
-    try:
-        _refused(data, dest, "header or block of 67,108,864 bytes")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 << 20, peak
+    assert _peak_of_refusal(data, dest, "header or block of 67,108,864 bytes") < 16 << 20
 
 
 def test_a_zip64_end_record_where_zipfile_reads_it_is_the_one_counted(box, monkeypatch):
