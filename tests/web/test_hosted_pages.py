@@ -372,8 +372,9 @@ def test_an_owner_signs_in_and_out_in_a_browser(hosted, browser):
     assert "signed in for hal, not zed" in browser.find_element(By.CSS_SELECTOR, "p.error").text
     no_secret(browser.page_source, "zed's logs with hal's session")
     browser.get(f"{hosted.url}/bots/hal/logs")
-    browser.find_element(By.CSS_SELECTOR, "form.sign-out button").click()
-    assert browser.current_url == f"{hosted.url}/bots/hal"
+    browser.find_element(By.CSS_SELECTOR, "form.sign-out button").click()  # nor does this: wait
+    WebDriverWait(browser, 30).until(lambda b: b.current_url == f"{hosted.url}/bots/hal"
+                                     and b.execute_script("return document.readyState") == "complete")
     browser.get(f"{hosted.url}/bots/hal/logs")
     assert browser.find_element(By.CSS_SELECTOR, 'form.owner input[name="token"]').is_displayed()
     no_secret(browser.page_source, "the logs page after signing out")
