@@ -76,3 +76,20 @@ def link_chain(dest_len: int, up: int, rel: str) -> bytes:
                 ("escape/" + rel, "file", "written outside the folder by a submission\n"),
                 ("bot.py", "file", "print('hi')\n")]
     return tar_of(*members)
+
+
+def first_reply(address: str, token: str):
+    """What a Play stream opened with ``token`` gets first: "welcome", or the status it ends with."""
+    import grpc
+
+    from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
+    with grpc.insecure_channel(address) as channel:
+        call = referee_pb2_grpc.RefereeStub(channel).Play(
+            iter([pb.BotMessage(hello=pb.Hello(client="leak"))]), metadata=(("authorization", f"Bearer {token}"),),
+            timeout=30)
+        try:
+            return next(call).WhichOneof("kind")
+        except grpc.RpcError as e:
+            return e.code()
+        finally:
+            call.cancel()

@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 from arenakit import ADMIN, Ladders, Served, wait_for  # noqa: E402
 from e2ekit import ROOT, cardarena  # noqa: E402
+from sandboxkit import first_reply  # noqa: E402
 
 from cardarena.ratings import Ledger  # noqa: E402
 
@@ -117,21 +118,6 @@ def _listening(path: Path) -> bool:
             return True
         except OSError:  # a socket file a stopped server left
             return False
-
-
-def _first_reply(address: str, token: str):
-    """What a Play stream opened with ``token`` gets first: "welcome", or the status it ends with."""
-    from cardarena.v1 import referee_pb2 as pb, referee_pb2_grpc
-    with grpc.insecure_channel(address) as channel:
-        call = referee_pb2_grpc.RefereeStub(channel).Play(
-            iter([pb.BotMessage(hello=pb.Hello(client="leak"))]), metadata=(("authorization", f"Bearer {token}"),),
-            timeout=30)
-        try:
-            return next(call).WhichOneof("kind")
-        except grpc.RpcError as e:
-            return e.code()
-        finally:
-            call.cancel()
 
 
 def _folder(root: Path, name: str, **files: str) -> Path:
@@ -290,7 +276,7 @@ def test_hostile_submissions_cost_only_their_own_seat(arena, tmp_path):
     sockets = [p for p in Path(tempfile.gettempdir()).glob("cardarena-hosted-*/*.sock") if _listening(p)]
     assert sockets  # this server's, and any other's running beside it
     for where in [arena.address, *(f"unix:{p}" for p in sockets)]:
-        assert _first_reply(where, leaked) == grpc.StatusCode.UNAUTHENTICATED, where
+        assert first_reply(where, leaked) == grpc.StatusCode.UNAUTHENTICATED, where
     with pytest.raises(BlockingIOError):
         listener.recv(64)  # no datagram came out of the sandbox
     listener.close()

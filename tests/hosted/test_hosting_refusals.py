@@ -102,7 +102,8 @@ def test_a_submission_whose_links_would_write_outside_is_refused_and_counted(tmp
     ada = led.add_bot("ada")[1]
     led.close()
     aim = tmp_path / "owned.txt"
-    unpacked_in = Path(tempfile.gettempdir(), "cardarena-submit-XXXXXXXX", "files")  # hosting_service._store
+    # where hosting_service._store unpacks: mkdtemp's folder (its prefix and 8 characters), then files
+    unpacked_in = Path(tempfile.gettempdir(), "cardarena-submit-" + "d" * 8, "files")
     evil = tmp_path / "evil.tar.gz"
     evil.write_bytes(link_chain(len(str(unpacked_in)), 2, str(aim.relative_to(tempfile.gettempdir()))))
     try:
